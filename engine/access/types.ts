@@ -1,0 +1,44 @@
+// The access decision of the pipeline: who pays for a call, and how. One implementation serves HTTP and MCP.
+import type { Endpoint } from "../registry.ts";
+import type { ParamValues } from "../params.ts";
+import type { Problem } from "../problem.ts";
+
+export interface CallRequest {
+  endpoint: Endpoint;
+  params: ParamValues;
+  channel: "http" | "mcp";
+  /** X-API-Key, when sent. */
+  apiKey?: string;
+  /** The client's address: anonymous MCP allowances are counted per client. */
+  clientId: string;
+  /** HTTP: the PAYMENT-SIGNATURE header (base64 PaymentPayload). */
+  paymentSignature?: string;
+  /** MCP: _meta["x402/payment"] (a PaymentPayload object). */
+  paymentPayload?: unknown;
+  /** The resource being paid for (HTTP URL, or mcp://tool/<name>). */
+  resourceUrl: string;
+}
+
+export type PaidBy = "allowance" | "credit" | "x402" | "free";
+
+export interface Receipt {
+  headers: Record<string, string>;
+  /** Goes into the response's meta.payment. */
+  meta: Record<string, unknown>;
+}
+
+export interface Grant {
+  paidBy: PaidBy;
+  /** Headers for the response whatever its outcome (RateLimit, RateLimit-Policy). */
+  headers: Record<string, string>;
+  /** After a successful call: consume the allowance, debit credit or settle the payment, write the ledger. May throw a Problem (settlement failed). */
+  commit(): Promise<Receipt>;
+  /** After a failed call: nothing is charged; the ledger records the outcome. */
+  release(problem: Problem): Promise<void>;
+}
+
+export interface Access {
+  /** Decides whether the call may run. Throws a 402 Problem (with the x402 PaymentRequired) when it may not. */
+  authorize(call: CallRequest): Promise<Grant>;
+  close(): Promise<void>;
+}

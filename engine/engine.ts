@@ -1,0 +1,46 @@
+// The engine: everything a call needs, built once at start-up.
+import { loadConfig, type Config } from "./config.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { loadRegistry, type Registry } from "./registry.ts";
+import { UpstreamClient } from "./upstream.ts";
+import { createAccess } from "./access/index.ts";
+import { createDatasets, type Datasets } from "./datasets/index.ts";
+import type { Access } from "./access/types.ts";
+
+export interface Engine {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  registry: Registry;
+  upstream: UpstreamClient;
+  access: Access;
+  datasets: Datasets;
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  env?: NodeJS.ProcessEnv;
+  config?: Partial<Config>;
+  log?: Logger;
+  /** Replace the access layer (tests of the engine alone). */
+  access?: Access;
+}
+
+export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
+  const env = opts.env ?? process.env;
+  const config = loadConfig(env, opts.config);
+  const log = opts.log ?? createLogger(config.logLevel);
+  const registry = await loadRegistry({ rootDir: config.rootDir, endpointsDir: config.endpointsDir, env });
+  const upstream = new UpstreamClient(registry.sources, {
+    timeoutMs: config.upstreamTimeoutMs, retries: config.upstreamRetries, cacheMaxEntries: config.cacheMaxEntries, log, env,
+  });
+  const datasets = await createDatasets({ config, log, upstream });
+  const access = opts.access ?? (await createAccess({ config, log, registry, env }));
+  return {
+    config, env, log, registry, upstream, access, datasets,
+    close: async () => {
+      await access.close();
+      await datasets.close();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// The Express app: /v1 routes through the pipeline, and the pages generated from the endpoint files.
+import express, { type Express, type Request, type Response, type NextFunction } from "express";
+import { runCall } from "./pipeline.ts";
+import { Problem, toProblem } from "./problem.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { renderDocsPage } from "./docs-page.ts";
+import { mountAccessRoutes } from "./access/routes.ts";
+import { mountMcp } from "./mcp/index.ts";
+import type { Engine } from "./engine.ts";
+
+export function sendProblem(res: Response, problem: Problem, instance?: string): void {
+  res.status(problem.status).set(problem.headers).type("application/problem+json").send(JSON.stringify(problem.body(instance)));
+}
+
+export function createHttpApp(engine: Engine): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", engine.env.TRUST_PROXY ?? "loopback");
+  app.set("query parser", "simple");
+
+  app.use((req, res, next) => {
+    res.set({
+      "access-control-allow-origin": "*",
+      "access-control-allow-headers": "X-API-Key, PAYMENT-SIGNATURE, Content-Type, MCP-Protocol-Version, Mcp-Session-Id",
+      "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, RateLimit, RateLimit-Policy, Retry-After, X-Cache",
+    });
+    if (req.method === "OPTIONS") return void res.status(204).end();
+    next();
+  });
+
+  const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
+  const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
+  app.get("/health", (_req, res) => void res.json({ status: "ok", endpoints: engine.registry.endpoints.size }));
+  app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
+  app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+
+  mountAccessRoutes(app, engine);
+  mountMcp(app, engine);
+
+  app.get("/v1/:group/:operation", async (req: Request, res: Response) => {
+    try {
+      const result = await runCall(engine, {
+        group: String(req.params.group),
+        operation: String(req.params.operation),
+        query: req.query as Record<string, unknown>,
+        channel: "http",
+        apiKey: req.get("x-api-key") || undefined,
+        clientId: req.ip ?? "unknown",
+        paymentSignature: req.get("payment-signature") || undefined,
+        resourceUrl: `${engine.config.baseUrl}${req.originalUrl}`,
+      });
+      res.status(result.status).set(result.headers).json(result.body);
+    } catch (e) {
+      sendProblem(res, toProblem(e), req.originalUrl);
+    }
+  });
+
+  app.use((req: Request, res: Response) => {
+    sendProblem(res, new Problem({ status: 404, code: req.path.startsWith("/v1/") ? "unknown_endpoint" : "not_found", detail: `Nothing at ${req.method} ${req.path}. The endpoints are listed at / and in /openapi.json.` }), req.originalUrl);
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number }).status;
+    const problem = status && status >= 400 && status < 500
+      ? new Problem({ status, code: "invalid_request", title: "The request could not be read", detail: (err as Error).message })
+      : toProblem(err);
+    if (problem.status >= 500) engine.log.error({ err }, "request failed");
+    sendProblem(res, problem, req.originalUrl);
+  });
+  return app;
+}

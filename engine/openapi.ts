@@ -1,0 +1,107 @@
+// The OpenAPI 3.1 document, generated from the endpoint files.
+import { describeAllowed, defaultValue, type ParamSpec } from "./params.ts";
+import type { Registry, Endpoint } from "./registry.ts";
+
+const VERSION = "1.1.0";
+
+export function paramSchema(spec: ParamSpec): Record<string, unknown> {
+  const s: Record<string, unknown> = {};
+  if (spec.type === "array") {
+    s.type = "array";
+    s.items = { type: spec.items?.type ?? "string", ...(spec.items?.enum ? { enum: spec.items.enum } : {}), ...(spec.items?.pattern ? { pattern: spec.items.pattern } : {}) };
+    if (spec.maxItems) s.maxItems = spec.maxItems;
+  } else if (spec.format === "latitude" || spec.format === "longitude") {
+    s.type = "number";
+    s.minimum = spec.format === "latitude" ? -90 : -180;
+    s.maximum = spec.format === "latitude" ? 90 : 180;
+  } else {
+    s.type = spec.type;
+    if (spec.format === "date") s.format = "date";
+    else if (spec.format) s["x-format"] = spec.format;
+  }
+  for (const k of ["minimum", "maximum", "minLength", "maxLength", "pattern", "enum"] as const) if (spec[k] !== undefined) s[k] = spec[k];
+  const d = typeof spec.default === "string" && spec.default.startsWith("today") ? undefined : defaultValue(spec);
+  if (d !== undefined) s.default = d;
+  if (spec.example !== undefined) s.examples = [spec.example];
+  return s;
+}
+
+export function paramDescription(spec: ParamSpec): string {
+  const rel = typeof spec.default === "string" && spec.default.startsWith("today") ? ` Default: ${spec.default}.` : "";
+  return `${spec.description}${rel} Allowed: ${describeAllowed(spec)}.`;
+}
+
+function operation(e: Endpoint): Record<string, unknown> {
+  const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
+  return {
+    operationId: e.operationId,
+    summary: e.summary,
+    description: e.description + (e.disclaimers.length ? `\n\n${e.disclaimers.join(" ")}` : ""),
+    tags: [e.group],
+    "x-price-usd": e.price,
+    "x-mcp-tool": e.toolName,
+    "x-free-allowance": e.buckets.map((b) => ({ bucket: b.id, per_day_without_key: b.anonymous, per_day_with_key: b.key })),
+    parameters: Object.entries(e.params).map(([name, spec]) => ({
+      name, in: "query", required: spec.required === true, description: paramDescription(spec), schema: paramSchema(spec),
+      ...(spec.type === "array" ? { style: "form", explode: false } : {}),
+    })),
+    responses: {
+      "200": { description: "The data, with where it came from", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
+      "400": problem("A parameter is missing or not valid; `param` names it"),
+      "402": {
+        ...problem("Payment required: pay with x402 (PAYMENT-REQUIRED header), use a free key, or buy credit"),
+        headers: { "PAYMENT-REQUIRED": { description: "Base64 of the x402 v2 PaymentRequired", schema: { type: "string" } } },
+      },
+      "404": problem("No such endpoint, or the upstream has no such record"),
+      "502": problem("The upstream failed, timed out or answered something unreadable; not charged"),
+    },
+  };
+}
+
+export function buildOpenApi(registry: Registry, baseUrl: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const e of registry.endpoints.values()) paths[e.path] = { get: operation(e) };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Public-data API for AI agents",
+      version: VERSION,
+      description: "Clean JSON from public sources, priced per call (USD, paid in USDC with x402 v2 or from card credit), with a free daily allowance per key. Every endpoint is also an MCP tool at /mcp.",
+    },
+    servers: [{ url: baseUrl }],
+    tags: [...registry.groups.values()].map((g) => ({ name: g.name, description: `${g.title}. ${g.description}` })),
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" } },
+      schemas: {
+        Problem: {
+          type: "object",
+          required: ["type", "title", "status", "detail", "code"],
+          properties: {
+            type: { type: "string" }, title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" },
+            code: { type: "string", description: "Stable machine-readable error code" },
+            param: { type: "string", description: "The offending query parameter" },
+            instance: { type: "string" },
+          },
+        },
+        Envelope: {
+          type: "object",
+          required: ["data", "meta"],
+          properties: {
+            data: { description: "The endpoint's answer" },
+            meta: {
+              type: "object",
+              properties: {
+                endpoint: { type: "string" },
+                sources: { type: "array", items: { type: "object", properties: { source: { type: "string" }, publisher: { type: "string" }, url: { type: "string" }, fetched_at: { type: "string", format: "date-time" }, cached: { type: "boolean" } } } },
+                attribution: { type: "string" }, disclaimers: { type: "array", items: { type: "string" } },
+                price_usd: { type: "number" }, paid_by: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+    security: [{}, { apiKey: [] }],
+  };
+}

@@ -1,0 +1,157 @@
+// Query parameters: validated and coerced from the endpoint file, so a plugin or an upstream template only
+// ever sees clean, typed values. Every refusal names the parameter and says what is allowed.
+import { badParam } from "./problem.ts";
+import { parseIsoDay, relativeDay } from "./dates.ts";
+
+export interface ParamSpec {
+  type: "string" | "integer" | "number" | "boolean" | "array";
+  format?: "date" | "latitude" | "longitude" | "uk-postcode" | "email" | "ipv4-or-ipv6" | "domain";
+  description: string;
+  required?: boolean;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: unknown[];
+  items?: { type?: "string" | "integer"; enum?: unknown[]; pattern?: string };
+  maxItems?: number;
+  case?: "upper" | "lower";
+  example?: unknown;
+}
+
+export type ParamValues = Record<string, unknown>;
+export type RawQuery = Record<string, unknown>;
+
+const UK_POSTCODE = /^([A-Z]{1,2}[0-9][A-Z0-9]?) ?([0-9][A-Z]{2})$/;
+const MAX_VALUE_LENGTH = 2_000;
+
+export function describeAllowed(spec: ParamSpec): string {
+  if (spec.enum) return `one of ${spec.enum.join(", ")}`;
+  if (spec.type === "array") {
+    const item = spec.items?.enum ? `each one of ${spec.items.enum.join(", ")}` : `${spec.items?.type ?? "string"} items`;
+    return `a comma-separated list (${item}${spec.maxItems ? `, at most ${spec.maxItems}` : ""})`;
+  }
+  switch (spec.format) {
+    case "date": return "a date as YYYY-MM-DD";
+    case "latitude": return "a latitude in decimal degrees, -90 to 90";
+    case "longitude": return "a longitude in decimal degrees, -180 to 180";
+    case "uk-postcode": return "a UK postcode such as SW1A 1AA";
+  }
+  const range = spec.minimum !== undefined && spec.maximum !== undefined ? ` from ${spec.minimum} to ${spec.maximum}`
+    : spec.minimum !== undefined ? ` of at least ${spec.minimum}` : spec.maximum !== undefined ? ` of at most ${spec.maximum}` : "";
+  if (spec.type === "integer") return `a whole number${range}`;
+  if (spec.type === "number") return `a number${range}`;
+  if (spec.type === "boolean") return "true or false (1 or 0)";
+  if (spec.pattern) return `text matching ${spec.pattern}`;
+  return "text";
+}
+
+function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
+  let text = raw.trim();
+  if (spec.case === "upper") text = text.toUpperCase();
+  if (spec.case === "lower") text = text.toLowerCase();
+  const fail = (why?: string) => badParam(name, `${name} must be ${describeAllowed(spec)}${why ? `; ${why}` : ""} (got "${raw.slice(0, 80)}").`);
+
+  let value: unknown = text;
+  switch (spec.type) {
+    case "integer":
+      if (!/^[+-]?\d+$/.test(text)) throw fail();
+      value = Number(text);
+      break;
+    case "number":
+      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw fail();
+      value = Number(text);
+      break;
+    case "boolean":
+      if (/^(true|1|yes)$/i.test(text)) value = true;
+      else if (/^(false|0|no)$/i.test(text)) value = false;
+      else throw fail();
+      break;
+    case "string":
+      if (spec.format === "date") {
+        if (!parseIsoDay(text)) throw fail(/^\d{4}-\d{2}-\d{2}$/.test(text) ? "that day does not exist" : undefined);
+      } else if (spec.format === "latitude" || spec.format === "longitude") {
+        const n = Number(text);
+        const limit = spec.format === "latitude" ? 90 : 180;
+        if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) || Math.abs(n) > limit) throw fail();
+        value = n;
+      } else if (spec.format === "uk-postcode") {
+        const m = UK_POSTCODE.exec(text.toUpperCase().replace(/\s+/g, " "));
+        const compact = text.toUpperCase().replace(/\s+/g, "");
+        const m2 = m ?? UK_POSTCODE.exec(compact);
+        if (!m2) throw fail();
+        value = `${m2[1]} ${m2[2]}`;
+      }
+      break;
+  }
+  if (typeof value === "number") {
+    if (spec.minimum !== undefined && value < spec.minimum) throw fail();
+    if (spec.maximum !== undefined && value > spec.maximum) throw fail();
+  }
+  if (typeof value === "string") {
+    if (spec.minLength !== undefined && value.length < spec.minLength) throw fail(`at least ${spec.minLength} characters`);
+    if (value.length > (spec.maxLength ?? MAX_VALUE_LENGTH)) throw fail(`at most ${spec.maxLength ?? MAX_VALUE_LENGTH} characters`);
+    if (spec.pattern && !new RegExp(spec.pattern).test(value)) throw fail();
+  }
+  if (spec.enum && !spec.enum.includes(value)) throw fail();
+  return value;
+}
+
+function coerceList(name: string, spec: ParamSpec, raw: string): unknown[] {
+  const parts = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  if (spec.maxItems !== undefined && parts.length > spec.maxItems) {
+    throw badParam(name, `${name} takes at most ${spec.maxItems} items (got ${parts.length}).`);
+  }
+  const itemSpec: ParamSpec = { type: spec.items?.type ?? "string", enum: spec.items?.enum, pattern: spec.items?.pattern, case: spec.case, description: "" };
+  return parts.map((p) => {
+    try {
+      return coerceOne(name, itemSpec, p);
+    } catch {
+      throw badParam(name, `${name} must be ${describeAllowed(spec)} (got "${p.slice(0, 80)}").`);
+    }
+  });
+}
+
+export function defaultValue(spec: ParamSpec): unknown {
+  if (typeof spec.default === "string" && spec.format === "date") return relativeDay(spec.default) ?? spec.default;
+  if (spec.type === "array" && typeof spec.default === "string") return spec.default.split(",");
+  return spec.default;
+}
+
+/**
+ * Validates a raw query against the declared parameters. Unknown names are refused unless the endpoint
+ * takes free-form filters; those are passed through as strings in `extra`.
+ */
+export function parseParams(
+  specs: Record<string, ParamSpec>,
+  query: RawQuery,
+  freeForm = false,
+): { values: ParamValues; extra: Record<string, string> } {
+  const values: ParamValues = {};
+  const extra: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(query)) {
+    if (specs[name]) continue;
+    if (!freeForm) {
+      const known = Object.keys(specs);
+      throw badParam(name, `Unknown parameter ${name}. ${known.length ? `This endpoint takes: ${known.join(", ")}.` : "This endpoint takes no parameters."}`, "unknown_parameter");
+    }
+    if (typeof raw !== "string" || !/^[A-Za-z][A-Za-z0-9_.-]*$/.test(name)) throw badParam(name, `Filter ${name} must be given once, as text.`);
+    extra[name] = raw;
+  }
+  for (const [name, spec] of Object.entries(specs)) {
+    let raw = query[name];
+    if (Array.isArray(raw) && spec.type === "array") raw = raw.join(",");
+    if (Array.isArray(raw)) throw badParam(name, `${name} was given more than once; give it once.`);
+    if (raw !== undefined && typeof raw !== "string") raw = String(raw);
+    if (raw === undefined || (raw as string).trim() === "") {
+      if (spec.required) throw badParam(name, `${name} is required: ${spec.description}`, "missing_parameter");
+      const d = defaultValue(spec);
+      if (d !== undefined) values[name] = d;
+      continue;
+    }
+    values[name] = spec.type === "array" ? coerceList(name, spec, raw as string) : coerceOne(name, spec, raw as string);
+  }
+  return { values, extra };
+}

@@ -1,0 +1,125 @@
+// One call, one pipeline, for HTTP and MCP alike:
+// resolve endpoint -> validate params -> access decision -> upstream steps or plugin -> JSONata transform
+// -> commit the charge (only now, on success) -> JSON envelope with provenance.
+// Any failure after the access decision releases it: an error costs the caller nothing.
+import { Problem, toProblem } from "./problem.ts";
+import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
+import { runSteps } from "./steps.ts";
+import { plain } from "./transform.ts";
+import { UpstreamError, type Provenance } from "./upstream.ts";
+import { upstreamProblem } from "./upstream-problem.ts";
+import type { Engine } from "./engine.ts";
+import type { Endpoint } from "./registry.ts";
+import type { PluginContext } from "./plugin.ts";
+
+export interface CallInput {
+  group: string;
+  operation: string;
+  query: RawQuery;
+  channel: "http" | "mcp";
+  apiKey?: string;
+  clientId: string;
+  paymentSignature?: string;
+  paymentPayload?: unknown;
+  resourceUrl: string;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  body: { data: unknown; meta: Record<string, unknown> };
+}
+
+export async function runCall(engine: Engine, input: CallInput): Promise<CallResult> {
+  const endpoint = resolveEndpoint(engine, input.group, input.operation);
+  const { values: params, extra } = parseParams(endpoint.params, input.query, endpoint.freeForm);
+  const grant = await engine.access.authorize({ ...input, endpoint, params });
+  let committed = false;
+  try {
+    const sources: Provenance[] = [];
+    const body = await produce(engine, endpoint, params, extra, sources);
+    const data = await shape(endpoint, body, params);
+    committed = true;
+    const receipt = await grant.commit();
+    return {
+      status: 200,
+      headers: { ...grant.headers, ...receipt.headers, "x-cache": sources.length && sources.every((s) => s.cached) ? "HIT" : "MISS" },
+      body: { data, meta: meta(endpoint, sources, grant.paidBy, receipt.meta) },
+    };
+  } catch (e) {
+    const problem = e instanceof UpstreamError ? upstreamProblem(e) : toProblem(e);
+    if (!(e instanceof Problem) && !(e instanceof UpstreamError)) engine.log.error({ err: e, endpoint: endpoint.key }, "call failed");
+    if (!committed) await grant.release(problem);
+    Object.assign(problem.headers, grant.headers, problem.headers);
+    throw problem;
+  }
+}
+
+function resolveEndpoint(engine: Engine, group: string, operation: string): Endpoint {
+  const endpoint = engine.registry.find(group, operation);
+  if (endpoint) return endpoint;
+  const g = engine.registry.groups.get(group);
+  throw new Problem({
+    status: 404,
+    code: "unknown_endpoint",
+    detail: g
+      ? `The ${group} group has no endpoint ${operation}. Its endpoints: ${g.endpoints.map((e) => e.operation).join(", ")}.`
+      : `There is no group ${group}. Groups: ${[...engine.registry.groups.keys()].join(", ")}.`,
+  });
+}
+
+/** The raw material: the upstream steps' bodies, or what the plugin computed. */
+async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, sources: Provenance[]): Promise<unknown> {
+  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, sources);
+  const ctx: PluginContext = {
+    params,
+    extra,
+    vars: endpoint.vars,
+    endpoint,
+    fetch: async (req) => {
+      const { body, status: _status, ...provenance } = await engine.upstream.fetch(req);
+      sources.push(provenance);
+      return body;
+    },
+    record: (p) => sources.push(p),
+    datasets: engine.datasets,
+    log: engine.log,
+  };
+  return endpoint.plugin!.fn(ctx);
+}
+
+/** The endpoint's JSONata transform; an upstream body it cannot read is the upstream's fault (502). */
+async function shape(endpoint: Endpoint, body: unknown, params: ParamValues): Promise<unknown> {
+  if (!endpoint.transform) return body;
+  let out: unknown;
+  try {
+    out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars });
+  } catch (e) {
+    if (endpoint.plugin) throw e;
+    throw unreadable(endpoint, (e as Error).message);
+  }
+  if (out === undefined && !endpoint.plugin) throw unreadable(endpoint, "nothing in it matched what was expected");
+  return plain(out);
+}
+
+function unreadable(endpoint: Endpoint, why: string): Problem {
+  const source = endpoint.steps?.at(-1)?.source ?? endpoint.group;
+  return new Problem({
+    status: 502,
+    code: "upstream_bad_response",
+    detail: `The upstream source ${source} answered with a body that could not be read (${why.slice(0, 160)}). The call was not charged.`,
+    extra: { upstream: source },
+  });
+}
+
+function meta(endpoint: Endpoint, sources: Provenance[], paidBy: string, receipt: Record<string, unknown>): Record<string, unknown> {
+  return {
+    endpoint: endpoint.key,
+    sources,
+    ...(endpoint.attribution ? { attribution: endpoint.attribution } : {}),
+    ...(endpoint.disclaimers.length ? { disclaimers: endpoint.disclaimers } : {}),
+    price_usd: endpoint.price,
+    paid_by: paidBy,
+    ...receipt,
+  };
+}

@@ -1,0 +1,23 @@
+// What a plugin (plugins/<file>.ts, named in an endpoint file as `plugin: <file>.<function>`) is given.
+import type { ParamValues } from "./params.ts";
+import type { Provenance, UpstreamRequest } from "./upstream.ts";
+import type { Endpoint } from "./registry.ts";
+import type { Datasets } from "./datasets/index.ts";
+import type { Logger } from "./log.ts";
+
+export interface PluginContext {
+  params: ParamValues;
+  /** Query parameters an endpoint with free_form_params passes through. */
+  extra: Record<string, string>;
+  vars: Record<string, unknown>;
+  endpoint: Endpoint;
+  /** Calls an upstream through the shared client (cache, retries, single-flight); the answer's provenance is recorded. */
+  fetch(req: UpstreamRequest): Promise<unknown>;
+  /** Records where data came from when it is not an upstream call (a local dataset, a computation). */
+  record(p: Provenance): void;
+  datasets: Datasets;
+  log: Logger;
+}
+
+/** Returns the response data (before the endpoint's transform, if it has one). Throw a Problem for 4xx. */
+export type PluginFn = (ctx: PluginContext) => Promise<unknown> | unknown;

@@ -1,0 +1,57 @@
+// JSONata transforms, with a few helpers for the shapes upstreams really send.
+// In an expression: $params (validated query), $vars (the endpoint's constants), $today (YYYY-MM-DD) and:
+//   $isoDay(text)   "02 Jan 1975", "22-04-2026", "2025-01-02T06:00:00Z" -> "YYYY-MM-DD" (null if unreadable)
+//   $num(text)      "4.25" -> 4.25; "", "..", "-", "x" -> null
+//   $lastN(array,n) the last n items
+//   $changes(array, field)  the items where `field` differs from the item before (the first item included)
+//   $period(text)   statistical periods: "2025 SEP" -> "2025-09", "2025 Q3" -> "2025-Q3", "2025" -> "2025"
+import jsonata from "jsonata";
+import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
+
+function num(v: unknown): number | null {
+  if (typeof v === "number") return Number.isFinite(v) ? v : null;
+  if (typeof v !== "string") return null;
+  const t = v.trim().replace(/,/g, "");
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
+  return Number(t);
+}
+
+const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
+
+function period(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  const t = String(v).trim().toUpperCase();
+  let m = /^(\d{4}) ([A-Z]{3})$/.exec(t);
+  if (m && MONTHS.includes(m[2])) return `${m[1]}-${String(MONTHS.indexOf(m[2]) + 1).padStart(2, "0")}`;
+  m = /^(\d{4}) (Q[1-4])$/.exec(t);
+  if (m) return `${m[1]}-${m[2]}`;
+  return t;
+}
+
+function register(expr: jsonata.Expression): void {
+  expr.registerFunction("period", (v: unknown) => period(v), "<j?:s>");
+  expr.registerFunction("isoDay", (v: unknown) => (v === undefined || v === null ? null : toIsoDay(String(v)) ?? null), "<j?:s>");
+  expr.registerFunction("num", (v: unknown) => num(v), "<j?:n>");
+  expr.registerFunction("lastN", (a: unknown, n: number) => (Array.isArray(a) ? a.slice(Math.max(0, a.length - n)) : a === undefined ? [] : [a]), "<x?n:a>");
+  expr.registerFunction("changes", (a: unknown, field: string) => {
+    const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];
+    return arr.filter((x, i) => i === 0 || (x as Record<string, unknown>)[field] !== (arr[i - 1] as Record<string, unknown>)[field]);
+  }, "<a?s:a>");
+}
+
+export interface CompiledTransform {
+  evaluate(input: unknown, bindings: { params: Record<string, unknown>; vars: Record<string, unknown> }): Promise<unknown>;
+}
+
+export function compileTransform(source: string): CompiledTransform {
+  const expr = jsonata(source);
+  register(expr);
+  return {
+    evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(todayUtc()) }),
+  };
+}
+
+/** Deep-copies JSONata's output into plain JSON (it marks sequences with extra properties). */
+export function plain(value: unknown): unknown {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}

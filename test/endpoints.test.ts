@@ -1,0 +1,56 @@
+// Every endpoint file's examples, replayed: a new YAML file without a working example fails here.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import nock from "nock";
+import { loadRegistry } from "../engine/registry.ts";
+import { FIXTURES, ROOT, getJson, mockExample, pick, queryString, startTestServer } from "./helpers.ts";
+import type { Running } from "../engine/server.ts";
+
+const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
+
+describe("every endpoint file", () => {
+  let server: Running;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    nock.cleanAll();
+    await server?.close();
+  });
+  afterEach(() => {
+    nock.cleanAll();
+    server.engine.upstream.clearCache();
+  });
+
+  for (const endpoint of registry.endpoints.values()) {
+    describe(endpoint.key, () => {
+      it("has an example, a summary, a description and a price", () => {
+        assert.ok(endpoint.examples.length >= 1);
+        assert.ok(endpoint.price > 0);
+        for (const ex of endpoint.examples) {
+          for (const f of ex.fixtures ?? []) assert.ok(fs.existsSync(path.join(FIXTURES, f.file)), `fixture ${f.file} exists`);
+        }
+      });
+      for (const [i, example] of endpoint.examples.entries()) {
+        it(example.title ?? `example ${i + 1}: ${JSON.stringify(example.params)}`, async () => {
+          const scopes = mockExample(registry, example);
+          if (example.datasets?.length) await server.engine.datasets.loadTestDatasets?.(example.datasets);
+          const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
+          assert.equal(res.status, example.status ?? 200, `status (body: ${JSON.stringify(res.body).slice(0, 400)})`);
+          if ((example.status ?? 200) === 200) {
+            assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+            assert.equal(res.body.meta.endpoint, endpoint.key);
+            assert.equal(res.body.meta.price_usd, endpoint.price);
+          } else {
+            assert.match(res.headers.get("content-type") ?? "", /^application\/problem\+json/);
+          }
+          for (const [expr, expected] of Object.entries(example.expect ?? {})) {
+            assert.deepEqual(await pick(res.body, expr), expected, `${expr} in ${JSON.stringify(res.body).slice(0, 300)}`);
+          }
+          for (const s of scopes) assert.ok(s.isDone(), `every recorded upstream call was made: ${s.pendingMocks().join(", ")}`);
+        });
+      }
+    });
+  }
+});

@@ -1,0 +1,67 @@
+// Shared by the tests: a real server on a loopback port, nock for upstreams, fixtures from test/fixtures.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import nock from "nock";
+import jsonata from "jsonata";
+import { startServer, type Running } from "../engine/server.ts";
+import type { EngineOptions } from "../engine/engine.ts";
+import type { Example, Registry } from "../engine/registry.ts";
+
+export const ROOT = path.resolve(import.meta.dirname, "..");
+export const FIXTURES = path.join(ROOT, "test", "fixtures");
+
+export function fixture(file: string): string {
+  return fs.readFileSync(path.join(FIXTURES, file), "utf8");
+}
+
+export function tempDir(prefix = "pda-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Blocks real network access except to this machine, where the server under test listens. */
+export function isolateNetwork(): void {
+  nock.disableNetConnect();
+  nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host));
+}
+
+export async function startTestServer(opts: EngineOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
+  isolateNetwork();
+  const env = { ...process.env, LOG_LEVEL: "silent", DATA_DIR: tempDir(), ...opts.env };
+  return startServer({ ...opts, env, port: 0, host: "127.0.0.1", config: { upstreamRetries: 1, upstreamTimeoutMs: 2_000, ...opts.config } });
+}
+
+const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "application/json", xml: "application/xml", html: "text/html", txt: "text/plain" };
+
+/** Replays an example's recorded upstream responses. */
+export function mockExample(registry: Registry, example: Example): nock.Scope[] {
+  return (example.fixtures ?? []).map((f) => {
+    const source = registry.sources.get(f.source);
+    if (!source) throw new Error(`fixture names unknown source ${f.source}`);
+    const type = f.content_type ?? FORMAT_TYPES[path.extname(f.file).slice(1)] ?? "application/octet-stream";
+    return nock(source.base_url).get(f.path).query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type });
+  });
+}
+
+export function queryString(params: Record<string, unknown>): string {
+  const q = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(",") : String(v)])).toString();
+  return q ? `?${q}` : "";
+}
+
+/** JSONata path in a body -> its value, as plain JSON. */
+export async function pick(body: unknown, expr: string): Promise<unknown> {
+  const v = await jsonata(expr).evaluate(body);
+  return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
+}
+
+export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, headers: res.headers, body };
+}
