@@ -1,0 +1,75 @@
+// The contract between the dataset mechanism (engine/datasets/) and the datasets plugins declare
+// (plugins/datasets/<name>.ts, each exporting `default` a DatasetDefinition).
+import type { DatabaseSync } from "node:sqlite";
+
+/** One file a dataset is built from, downloaded from its source's base URL (so UPSTREAM_<SOURCE> redirects a sync). */
+export interface DatasetFile {
+  /** Local name, as found in a --from folder; "<name>.gz" is read the same way. */
+  name: string;
+  /** Path under the source's base URL. */
+  path: string;
+  /** A sync still succeeds without it (e.g. one of several sanctions lists). */
+  optional?: boolean;
+}
+
+/** What a load receives: the files that were found, readable as text. */
+export interface DatasetInput {
+  /** The names of the files that are present. */
+  files: string[];
+  /** The whole file as text (UTF-8; gzip already undone). */
+  text(name: string): Promise<string>;
+  /** The raw bytes (for xlsx and other binary formats). */
+  bytes(name: string): Promise<Buffer>;
+  /** Where each file came from (URL or local path) and its date if known. */
+  origin(name: string): { url: string; date?: string };
+}
+
+export interface DatasetProgress {
+  /** Starts or moves a phase ("parsing airports.csv"), with a total when known. */
+  phase(label: string, total?: number): void;
+  tick(n?: number): void;
+  log(message: string): void;
+}
+
+export interface LoadResult {
+  /** Row counts per table or kind, e.g. { airports: 85836, runways: 48144 }. */
+  counts: Record<string, number>;
+  /** The data's own date(s) when the files say (list date, publication date). */
+  dataDates?: Record<string, string>;
+}
+
+export interface DatasetDefinition<Index = unknown> {
+  name: string;
+  title: string;
+  /** A source of sources.yaml. */
+  source: string;
+  files: DatasetFile[];
+  /** How often the running server refreshes it, e.g. "1d", "7d". */
+  refresh: string;
+  licence: string;
+  attribution: string;
+  /**
+   * Parses the files and fills `db`, a fresh empty SQLite database for this version (create the tables and
+   * indexes you need). Throw to reject the version: the previous one stays in use. A load that finds
+   * implausibly little data (a truncated download) must throw.
+   */
+  load(input: DatasetInput, db: DatabaseSync, progress: DatasetProgress): Promise<LoadResult>;
+  /** Builds an in-memory index from a loaded database (optional): called once per version when first used. */
+  index?(db: DatabaseSync): Index;
+}
+
+export interface DatasetVersion {
+  name: string;
+  version: string;
+  loaded_at: string;
+  sources: { file: string; url: string; date?: string }[];
+  counts: Record<string, number>;
+  data_dates?: Record<string, string>;
+}
+
+/** What a plugin gets from ctx.datasets.use(name). Throws a 503 Problem (dataset_not_loaded) with how to load it. */
+export interface DatasetHandle<Index = unknown> {
+  db: DatabaseSync;
+  index: Index;
+  version: DatasetVersion;
+}
