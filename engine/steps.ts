@@ -21,7 +21,7 @@ export async function runSteps(
   let body: unknown;
   for (const [i, step] of steps.entries()) {
     const isLast = i === steps.length - 1;
-    if (step.precondition && !(await step.precondition.test.evaluate(scope))) {
+    if (step.precondition && !(await step.precondition.test.evaluate(scope, scope))) {
       const { status, param } = step.precondition;
       throw new Problem({ status, param, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition.detail.render(scope) });
     }

@@ -1,5 +1,5 @@
 // URL templates: {name} and {name|filter|filter} take a parameter (or a var); {= expr} is JSONata over
-// the call's scope ({params, vars, steps}). A template whose value is missing renders as "".
+// the call's scope, as $params, $vars and $steps (the bodies of earlier upstream steps, by their `as`). A template whose value is missing renders as "".
 import jsonata from "jsonata";
 import { boeDate } from "./dates.ts";
 
@@ -61,7 +61,7 @@ export class Template {
         for (const f of part.filters) value = FILTERS[f](value);
         out += encode(value);
       } else {
-        const value = await part.expr.evaluate(scope);
+        const value = await part.expr.evaluate(scope, scope);
         if (value !== undefined && value !== null) out += String(value);
       }
     }

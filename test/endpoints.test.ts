@@ -3,13 +3,23 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { loadRegistry } from "../engine/registry.ts";
+import { loadRegistry, type Registry } from "../engine/registry.ts";
 import { FIXTURES, ROOT, getJson, mockExample, pick, queryString, startTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
-const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
+// Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
+let registry: Registry | undefined;
+let loadError: unknown;
+try {
+  registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
+} catch (e) {
+  loadError = e;
+}
 
 describe("every endpoint file", () => {
+  it("loads and validates", () => {
+    if (loadError) throw loadError;
+  });
   let server: Running;
   before(async () => {
     server = await startTestServer();
@@ -23,7 +33,7 @@ describe("every endpoint file", () => {
     server.engine.upstream.clearCache();
   });
 
-  for (const endpoint of registry.endpoints.values()) {
+  for (const endpoint of registry?.endpoints.values() ?? []) {
     describe(endpoint.key, () => {
       it("has an example, a summary, a description and a price", () => {
         assert.ok(endpoint.examples.length >= 1);
@@ -34,7 +44,7 @@ describe("every endpoint file", () => {
       });
       for (const [i, example] of endpoint.examples.entries()) {
         it(example.title ?? `example ${i + 1}: ${JSON.stringify(example.params)}`, async () => {
-          const scopes = mockExample(registry, example);
+          const scopes = mockExample(registry!, example);
           if (example.datasets?.length) await server.engine.datasets.loadTestDatasets?.(example.datasets);
           const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
           assert.equal(res.status, example.status ?? 200, `status (body: ${JSON.stringify(res.body).slice(0, 400)})`);
