@@ -3,6 +3,7 @@ import { loadConfig, type Config } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadRegistry, type Registry } from "./registry.ts";
 import { UpstreamClient } from "./upstream.ts";
+import { ResultCache } from "./result-cache.ts";
 import { createAccess } from "./access/index.ts";
 import { createDatasets, type Datasets } from "./datasets/index.ts";
 import type { Access } from "./access/types.ts";
@@ -13,8 +14,11 @@ export interface Engine {
   log: Logger;
   registry: Registry;
   upstream: UpstreamClient;
+  results: ResultCache;
   access: Access;
   datasets: Datasets;
+  /** Forgets cached upstream responses and answers (tests, operators). */
+  clearCaches(): void;
   close(): Promise<void>;
 }
 
@@ -36,8 +40,13 @@ export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
   });
   const datasets = await createDatasets({ config, log, upstream });
   const access = opts.access ?? (await createAccess({ config, log, registry, env }));
+  const results = new ResultCache(config.cacheMaxEntries);
   return {
-    config, env, log, registry, upstream, access, datasets,
+    config, env, log, registry, upstream, results, access, datasets,
+    clearCaches: () => {
+      upstream.clearCache();
+      results.clear();
+    },
     close: async () => {
       await access.close();
       await datasets.close();

@@ -1,6 +1,6 @@
 // One call, one pipeline, for HTTP and MCP alike:
-// resolve endpoint -> validate params -> access decision -> upstream steps or plugin -> JSONata transform
-// -> commit the charge (only now, on success) -> JSON envelope with provenance.
+// resolve endpoint -> validate params -> access decision -> (cached answer, or upstream steps or plugin
+// -> JSONata transform) -> commit the charge (only now, on success) -> JSON envelope with provenance.
 // Any failure after the access decision releases it: an error costs the caller nothing.
 import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
@@ -11,6 +11,7 @@ import { upstreamProblem } from "./upstream-problem.ts";
 import type { Engine } from "./engine.ts";
 import type { Endpoint } from "./registry.ts";
 import type { PluginContext } from "./plugin.ts";
+import { ResultCache, type Answer } from "./result-cache.ts";
 
 export interface CallInput {
   group: string;
@@ -36,9 +37,7 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   const grant = await engine.access.authorize({ ...input, endpoint, params });
   let committed = false;
   try {
-    const sources: Provenance[] = [];
-    const body = await produce(engine, endpoint, params, extra, sources);
-    const data = await shape(endpoint, body, params);
+    const { data, sources } = await answer(engine, endpoint, params, extra);
     committed = true;
     const receipt = await grant.commit();
     return {
@@ -66,6 +65,19 @@ function resolveEndpoint(engine: Engine, group: string, operation: string): Endp
       ? `The ${group} group has no endpoint ${operation}. Its endpoints: ${g.endpoints.map((e) => e.operation).join(", ")}.`
       : `There is no group ${group}. Groups: ${[...engine.registry.groups.keys()].join(", ")}.`,
   });
+}
+
+/** The endpoint's answer: from the result cache, else produced and shaped (and cached as long as its upstream responses). */
+async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>): Promise<Answer> {
+  const ttl = ResultCache.ttl(endpoint);
+  const key = ttl ? engine.results.key(endpoint, params, extra) : "";
+  const hit = ttl ? engine.results.get(key) : undefined;
+  if (hit) return hit;
+  const sources: Provenance[] = [];
+  const body = await produce(engine, endpoint, params, extra, sources);
+  const data = await shape(endpoint, body, params);
+  engine.results.set(key, { data, sources }, ttl);
+  return { data, sources };
 }
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */

@@ -30,7 +30,7 @@ describe("every endpoint file", () => {
   });
   afterEach(() => {
     nock.cleanAll();
-    server.engine.upstream.clearCache();
+    server.engine.clearCaches();
   });
 
   for (const endpoint of registry?.endpoints.values() ?? []) {

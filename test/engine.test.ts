@@ -27,7 +27,7 @@ describe("engine", () => {
   });
   afterEach(() => {
     nock.cleanAll();
-    server.engine.upstream.clearCache();
+    server.engine.clearCaches();
   });
 
   describe("bad input answers 400 problem details naming the parameter", () => {
