@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
 import { loadRegistry, type Registry } from "../engine/registry.ts";
-import { FIXTURES, ROOT, getJson, mockExample, pick, queryString, startTestServer } from "./helpers.ts";
+import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, startTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
 // Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
@@ -22,7 +22,7 @@ describe("every endpoint file", () => {
   });
   let server: Running;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ access: freeAccess });
   });
   after(async () => {
     nock.cleanAll();

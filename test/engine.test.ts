@@ -9,7 +9,7 @@ import nock from "nock";
 import { validate, compileErrors } from "@readme/openapi-parser";
 import { loadRegistry } from "../engine/registry.ts";
 import { USER_AGENT } from "../engine/upstream.ts";
-import { ROOT, fixture, getJson, startTestServer, tempDir } from "./helpers.ts";
+import { ROOT, fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
 const BOE = "https://www.bankofengland.co.uk";
@@ -20,7 +20,7 @@ const CPI_URI = "/economy/inflationandpriceindices/timeseries/d7g7/mm23";
 describe("engine", () => {
   let server: Running;
   before(async () => {
-    server = await startTestServer({ config: { upstreamTimeoutMs: 300, upstreamRetries: 1 } });
+    server = await startTestServer({ access: freeAccess, config: { upstreamTimeoutMs: 300, upstreamRetries: 1 } });
   });
   after(async () => {
     await server?.close();
@@ -205,7 +205,7 @@ describe("upstream sources", () => {
     });
     await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
     const port = (slow.address() as AddressInfo).port;
-    const server = await startTestServer({ env: { UPSTREAM_ONS: `http://127.0.0.1:${port}` }, config: { upstreamTimeoutMs: 300, upstreamRetries: 1 } });
+    const server = await startTestServer({ access: freeAccess, env: { UPSTREAM_ONS: `http://127.0.0.1:${port}` }, config: { upstreamTimeoutMs: 300, upstreamRetries: 1 } });
     try {
       const res = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`);
       assert.equal(res.status, 502);
@@ -227,7 +227,7 @@ describe("upstream sources", () => {
     });
     await new Promise<void>((r) => mirror.listen(0, "127.0.0.1", r));
     const port = (mirror.address() as AddressInfo).port;
-    const server = await startTestServer({ env: { UPSTREAM_BANK_OF_ENGLAND: `http://127.0.0.1:${port}/mirror` } });
+    const server = await startTestServer({ access: freeAccess, env: { UPSTREAM_BANK_OF_ENGLAND: `http://127.0.0.1:${port}/mirror` } });
     try {
       const res = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`);
       assert.equal(res.status, 200);

@@ -7,6 +7,7 @@ import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
 import type { Example, Registry } from "../engine/registry.ts";
+import type { Access } from "../engine/access/types.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const FIXTURES = path.join(ROOT, "test", "fixtures");
@@ -24,6 +25,12 @@ export function isolateNetwork(): void {
   nock.disableNetConnect();
   nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host));
 }
+
+/** An access layer that lets every call through free: for tests of the pipeline itself (payment has its own suite). */
+export const freeAccess: Access = {
+  authorize: async () => ({ paidBy: "free", headers: {}, commit: async () => ({ headers: {}, meta: {} }), release: async () => {} }),
+  close: async () => {},
+};
 
 export async function startTestServer(opts: EngineOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
   isolateNetwork();
