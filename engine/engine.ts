@@ -38,7 +38,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
   const upstream = new UpstreamClient(registry.sources, {
     timeoutMs: config.upstreamTimeoutMs, retries: config.upstreamRetries, cacheMaxEntries: config.cacheMaxEntries, log, env,
   });
-  const datasets = await createDatasets({ config, log, upstream });
+  const datasets = await createDatasets({ config, log, upstream, env });
   const access = opts.access ?? (await createAccess({ config, log, registry, env }));
   const results = new ResultCache(config.cacheMaxEntries);
   return {

@@ -1,20 +1,295 @@
-// Local datasets (bulk files loaded into the store). Filled in by the datasets issue.
+// Local datasets: bulk files loaded into SQLite, one file per version, switched atomically (see store.ts).
+// Plugins read them through ctx.datasets.use(name); `npm run sync` and the background refresh call sync().
+import fs from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Problem } from "../problem.ts";
+import { DatasetStore, type Failure } from "./store.ts";
+import { DatasetLoadError, download, findLocal, inputOf, type FoundFile } from "./input.ts";
+import { createProgress, type SyncProgress } from "./progress.ts";
+import { loadDefinitions } from "./definitions.ts";
+import { RefreshSchedule } from "./refresh.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { UpstreamClient } from "../upstream.ts";
+import type { Provenance, UpstreamClient } from "../upstream.ts";
+import type { DatasetDefinition, DatasetHandle, DatasetVersion } from "./types.ts";
 
-export interface DatasetDeps { config: Config; log: Logger; upstream: UpstreamClient }
+export { DatasetLoadError };
+
+export interface DatasetDeps {
+  config: Config;
+  log: Logger;
+  upstream: UpstreamClient;
+  /** For UPSTREAM_* credentials of a download and DATASET_REFRESH; process.env when absent. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface SyncOptions {
+  /** Read the files from this folder instead of downloading them. */
+  from?: string;
+  /** Default: a bar on a terminal, log lines otherwise. */
+  progress?: SyncProgress;
+  /** Accept a version with far fewer rows than the one in use (otherwise refused as truncated). */
+  force?: boolean;
+}
+
+export interface DatasetStatus {
+  name: string;
+  title: string;
+  source: string;
+  refresh: string;
+  licence: string;
+  attribution: string;
+  version?: DatasetVersion;
+  last_failure?: Failure;
+}
+
+interface OpenVersion {
+  version: DatasetVersion;
+  db: DatabaseSync;
+  index?: unknown;
+  indexed: boolean;
+  /** The pointer file's mtime when this was checked. */
+  stamp?: number;
+}
+
+/** How long a replaced version's database stays open for calls that started on it. */
+const RETIRE_AFTER_MS = 30_000;
 
 export class Datasets {
   readonly deps: DatasetDeps;
-  constructor(deps: DatasetDeps) {
+  readonly definitions: Map<string, DatasetDefinition>;
+  readonly store: DatasetStore;
+  private readonly open = new Map<string, OpenVersion>();
+  private readonly retired = new Set<DatabaseSync>();
+  private readonly syncing = new Map<string, Promise<DatasetVersion>>();
+  private readonly testLoaded = new Set<string>();
+  private refresh?: RefreshSchedule;
+
+  constructor(deps: DatasetDeps, definitions = new Map<string, DatasetDefinition>()) {
     this.deps = deps;
+    this.definitions = definitions;
+    this.store = new DatasetStore(deps.config.dataDir);
   }
-  /** Tests: loads test/fixtures/datasets/<name> for the named datasets (examples' `datasets`). */
-  loadTestDatasets?: (names: string[]) => Promise<void>;
-  async close(): Promise<void> {}
+
+  definition(name: string): DatasetDefinition {
+    const def = this.definitions.get(name);
+    if (!def) throw new Error(`unknown dataset "${name}" (known: ${[...this.definitions.keys()].join(", ") || "none"})`);
+    return def;
+  }
+
+  /** The current version of a dataset, opened; a 503 Problem (dataset_not_loaded) when it was never loaded. */
+  use<Index = unknown>(name: string): DatasetHandle<Index> {
+    const def = this.definition(name);
+    const stamp = this.store.pointerStamp(name);
+    let open = this.open.get(name);
+    if (!open || open.stamp !== stamp) {
+      const current = stamp === undefined ? undefined : this.store.current(name);
+      if (!current) throw notLoaded(def);
+      if (open?.version.version !== current.version) open = this.openVersion(def, current);
+      open.stamp = stamp;
+    }
+    if (!open.indexed) {
+      open.index = def.index?.(open.db);
+      open.indexed = true;
+    }
+    return { db: open.db, index: open.index as Index, version: open.version };
+  }
+
+  /** The version in use, if any, without opening it. */
+  version(name: string): DatasetVersion | undefined {
+    this.definition(name);
+    return this.store.current(name);
+  }
+
+  /** Where a dataset's answers come from, for ctx.record(): the official URL of its first file and the load time. */
+  provenance(handle: DatasetHandle<unknown>): Provenance {
+    const def = this.definition(handle.version.name);
+    const source = this.deps.upstream.source(def.source);
+    return { source: source.name, publisher: source.publisher, url: source.base_url + def.files[0].path, fetched_at: handle.version.loaded_at, cached: false };
+  }
+
+  status(): DatasetStatus[] {
+    return [...this.definitions.values()].map((d) => ({
+      name: d.name, title: d.title, source: d.source, refresh: d.refresh, licence: d.licence, attribution: d.attribution,
+      version: this.store.current(d.name),
+      last_failure: this.store.lastFailure(d.name),
+    }));
+  }
+
+  /** Loads a new version (downloaded, or from a folder) and makes it current; on any failure the previous stays. */
+  sync(name: string, opts: SyncOptions = {}): Promise<DatasetVersion> {
+    const running = this.syncing.get(name);
+    if (running) return running;
+    const p = this.syncOnce(this.definition(name), opts).finally(() => this.syncing.delete(name));
+    this.syncing.set(name, p);
+    return p;
+  }
+
+  /** Tests: loads test/fixtures/datasets/<name>/ once per engine for each named dataset. */
+  loadTestDatasets = async (names: string[]): Promise<void> => {
+    for (const name of names) {
+      if (this.testLoaded.has(name)) continue;
+      await this.sync(name, { from: path.join(this.deps.config.rootDir, "test", "fixtures", "datasets", name), progress: createProgress(name, this.deps.log, false) });
+      this.testLoaded.add(name);
+    }
+  };
+
+  /** Background refresh of the datasets loaded before, each on its `refresh` interval. */
+  startRefresh(): void {
+    this.refresh ??= new RefreshSchedule(this, this.deps.log);
+    for (const d of this.definitions.values()) {
+      const v = this.store.current(d.name);
+      if (v) this.refresh.schedule(d, v);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.refresh?.stop();
+    await Promise.allSettled(this.syncing.values());
+    for (const o of this.open.values()) o.db.close();
+    for (const db of this.retired) db.close();
+    this.open.clear();
+    this.retired.clear();
+  }
+
+  private openVersion(def: DatasetDefinition, v: DatasetVersion): OpenVersion {
+    const file = this.store.file(def.name, v.version);
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(file, { readOnly: true });
+    } catch (e) {
+      this.deps.log.error({ dataset: def.name, file, err: e }, "dataset version cannot be opened");
+      throw notLoaded(def, `Its current version file cannot be opened (${(e as Error).message}).`);
+    }
+    const old = this.open.get(def.name);
+    if (old) this.retire(old.db);
+    const open: OpenVersion = { version: v, db, indexed: false };
+    this.open.set(def.name, open);
+    return open;
+  }
+
+  private retire(db: DatabaseSync): void {
+    this.retired.add(db);
+    setTimeout(() => {
+      if (this.retired.delete(db)) db.close();
+    }, RETIRE_AFTER_MS).unref();
+  }
+
+  private async syncOnce(def: DatasetDefinition, opts: SyncOptions): Promise<DatasetVersion> {
+    const { log } = this.deps;
+    const started = performance.now();
+    const version = this.store.newVersion();
+    const dir = this.store.dir(def.name);
+    fs.mkdirSync(dir, { recursive: true });
+    const target = this.store.file(def.name, version);
+    const loading = `${target}.loading`;
+    const staging = path.join(dir, `download-${version}`);
+    const progress = opts.progress ?? createProgress(def.name, log);
+    let db: DatabaseSync | undefined;
+    try {
+      const found = opts.from ? findLocal(def, path.resolve(opts.from)) : await this.download(def, staging, progress);
+      db = new DatabaseSync(loading);
+      // A version being loaded is thrown away on any failure, so it needs neither a journal nor fsync.
+      db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;");
+      const result = await def.load(inputOf(found), db, progress);
+      if (db.isTransaction) throw new Error("load() left a transaction open (missing COMMIT)");
+      const rows = Object.values(result.counts).reduce((a, b) => a + b, 0);
+      if (!rows) throw new DatasetLoadError("the files hold no rows");
+      if (!opts.force) checkNotShrunk(result.counts, this.store.current(def.name));
+      db.exec("PRAGMA optimize");
+      db.close();
+      db = undefined;
+      flushToDisk(loading);
+      fs.renameSync(loading, target);
+      const v: DatasetVersion = {
+        name: def.name,
+        version,
+        loaded_at: new Date().toISOString(),
+        load_ms: Math.round(performance.now() - started),
+        sources: [...found.entries()].map(([file, f]) => ({ file, url: f.url, ...(f.date ? { date: f.date } : {}) })),
+        counts: result.counts,
+        ...(result.dataDates ? { data_dates: result.dataDates } : {}),
+      };
+      this.store.switchTo(v);
+      progress.done();
+      log.info({ dataset: def.name, version, counts: v.counts, ms: v.load_ms }, "dataset loaded");
+      this.refresh?.schedule(def, v);
+      return v;
+    } catch (e) {
+      progress.done();
+      db?.close();
+      fs.rmSync(loading, { force: true });
+      const why = (e as Error).message;
+      this.store.recordFailure(def.name, why);
+      const kept = this.store.current(def.name);
+      const message = `${def.name}: the sync failed (${why}); ${kept ? `version ${kept.version} of ${kept.loaded_at} stays in use` : "no version is loaded"}`;
+      log.error({ dataset: def.name, error: why, kept: kept?.version }, "dataset sync failed");
+      throw new DatasetLoadError(message, { cause: e });
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+
+  private async download(def: DatasetDefinition, staging: string, progress: SyncProgress): Promise<Map<string, FoundFile>> {
+    const source = this.deps.upstream.source(def.source);
+    let current = "";
+    let last = 0;
+    let sized = false;
+    return download(def, source, staging, this.deps.env ?? process.env, (file, received, total) => {
+      if (file !== current || (total && !sized)) {
+        current = file;
+        sized = Boolean(total);
+        progress.phase(`downloading ${file}`, total);
+        progress.tick(received);
+        last = received;
+        return;
+      }
+      progress.tick(received - last);
+      last = received;
+    });
+  }
 }
 
-export async function createDatasets(deps: DatasetDeps): Promise<Datasets> {
-  return new Datasets(deps);
+/** The load ran without fsync; the file must be on disk before the pointer names it. */
+function flushToDisk(file: string): void {
+  const fd = fs.openSync(file, "r+");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A count that falls below half of the version in use means a truncated file far more often than real change. */
+function checkNotShrunk(counts: Record<string, number>, previous: DatasetVersion | undefined): void {
+  for (const [kind, n] of Object.entries(counts)) {
+    const before = previous?.counts[kind];
+    if (before && n < before / 2) {
+      throw new DatasetLoadError(`${kind}: ${n} rows against ${before} in the version in use; the files look truncated (sync with --force to accept them)`);
+    }
+  }
+}
+
+function notLoaded(def: DatasetDefinition, why = ""): Problem {
+  return new Problem({
+    status: 503,
+    code: "dataset_not_loaded",
+    detail: `The ${def.title} dataset (${def.name}) has not been loaded on this server yet. ${why}${why ? " " : ""}` +
+      `The operator loads it with \`npm run sync -- ${def.name}\`. The call was not charged.`,
+    extra: { dataset: def.name },
+    headers: { "retry-after": "3600" },
+  });
+}
+
+/** Background refresh is off with DATASET_REFRESH=off and under NODE_ENV=test. */
+export function refreshEnabled(env: NodeJS.ProcessEnv): boolean {
+  return env.DATASET_REFRESH !== "off" && env.NODE_ENV !== "test";
+}
+
+export async function createDatasets(deps: DatasetDeps, opts: { refresh?: boolean } = {}): Promise<Datasets> {
+  const definitions = await loadDefinitions(deps.config.rootDir, deps.upstream.sources);
+  const datasets = new Datasets(deps, definitions);
+  if (opts.refresh ?? refreshEnabled(deps.env ?? process.env)) datasets.startRefresh();
+  return datasets;
 }

@@ -51,7 +51,8 @@ export interface DatasetDefinition<Index = unknown> {
   /**
    * Parses the files and fills `db`, a fresh empty SQLite database for this version (create the tables and
    * indexes you need). Throw to reject the version: the previous one stays in use. A load that finds
-   * implausibly little data (a truncated download) must throw.
+   * implausibly little data (a truncated download) must throw. For speed, insert with prepared statements inside
+   * one transaction (db.exec("BEGIN") ... db.exec("COMMIT")); the mechanism does not open one for you.
    */
   load(input: DatasetInput, db: DatabaseSync, progress: DatasetProgress): Promise<LoadResult>;
   /** Builds an in-memory index from a loaded database (optional): called once per version when first used. */
@@ -62,6 +63,8 @@ export interface DatasetVersion {
   name: string;
   version: string;
   loaded_at: string;
+  /** How long the sync took, download included. */
+  load_ms?: number;
   sources: { file: string; url: string; date?: string }[];
   counts: Record<string, number>;
   data_dates?: Record<string, string>;

@@ -1,0 +1,38 @@
+// Dataset definitions: plugins/datasets/<name>.ts, each `export default` a DatasetDefinition named like its file.
+// A definition that does not hold together stops start-up with its file and the problem, as endpoint files do.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { durationMs } from "../duration.ts";
+import type { Source } from "../sources.ts";
+import type { DatasetDefinition } from "./types.ts";
+
+export async function loadDefinitions(rootDir: string, sources: Map<string, Source>): Promise<Map<string, DatasetDefinition>> {
+  const dir = path.join(rootDir, "plugins", "datasets");
+  const out = new Map<string, DatasetDefinition>();
+  if (!fs.existsSync(dir)) return out;
+  const problems: string[] = [];
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).sort()) {
+    const rel = `plugins/datasets/${file}`;
+    const def = ((await import(pathToFileURL(path.join(dir, file)).href)) as { default?: DatasetDefinition }).default;
+    const problem = checkDefinition(def, path.basename(file, ".ts"), sources);
+    if (problem) problems.push(`${rel}: ${problem}`);
+    else out.set(def!.name, def!);
+  }
+  if (problems.length) throw new Error(`Dataset definitions are not valid:\n  ${problems.join("\n  ")}`);
+  return out;
+}
+
+function checkDefinition(def: DatasetDefinition | undefined, fileName: string, sources: Map<string, Source>): string | undefined {
+  if (!def || typeof def !== "object") return "has no default export (a DatasetDefinition)";
+  if (def.name !== fileName) return `name "${def.name}" must match the file name "${fileName}"`;
+  if (typeof def.load !== "function") return "has no load() function";
+  if (!Array.isArray(def.files) || !def.files.length) return "declares no files";
+  if (!sources.has(def.source)) return `source "${def.source}" is not declared in sources.yaml`;
+  try {
+    if (!durationMs(def.refresh)) return `refresh "${def.refresh}" must be a duration such as 1d`;
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return undefined;
+}

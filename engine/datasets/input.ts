@@ -1,0 +1,106 @@
+// The files of one sync, found in a --from folder or downloaded from the source, and read for the dataset's
+// load(): gzip is undone by content (so `airports.csv.gz` reads like `airports.csv`), and a file that is empty or
+// whose gzip stream stops early is refused with its name.
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { pipeline } from "node:stream/promises";
+import got, { HTTPError } from "got";
+import { USER_AGENT } from "../upstream.ts";
+import { authFor, type Source } from "../sources.ts";
+import type { DatasetDefinition, DatasetInput } from "./types.ts";
+
+export interface FoundFile {
+  /** Where it is on disk now. */
+  path: string;
+  /** Where it came from: the URL it was downloaded from, or the local path. */
+  url: string;
+  date?: string;
+}
+
+export class DatasetLoadError extends Error {}
+
+/** The definition's files in a local folder: `<name>` or `<name>.gz`, names relative to the folder. */
+export function findLocal(def: DatasetDefinition, from: string): Map<string, FoundFile> {
+  if (!fs.existsSync(from) || !fs.statSync(from).isDirectory()) throw new DatasetLoadError(`--from ${from} is not a folder`);
+  const found = new Map<string, FoundFile>();
+  const missing: string[] = [];
+  for (const f of def.files) {
+    const candidates = [f.name, `${f.name}.gz`].map((n) => path.resolve(from, n));
+    const hit = candidates.find((c) => fs.existsSync(c));
+    if (hit) found.set(f.name, { path: hit, url: hit, date: fs.statSync(hit).mtime.toISOString() });
+    else if (!f.optional) missing.push(f.name);
+  }
+  if (missing.length) throw new DatasetLoadError(`${from} lacks ${missing.join(", ")} (also looked for ${missing.map((m) => `${m}.gz`).join(", ")})`);
+  return found;
+}
+
+/** Downloads the definition's files from the source's base URL (UPSTREAM_<NAME> redirects it) into `dir`. */
+export async function download(def: DatasetDefinition, source: Source, dir: string, env: NodeJS.ProcessEnv,
+  onBytes: (file: string, received: number, total?: number) => void): Promise<Map<string, FoundFile>> {
+  const auth = authFor(source, env);
+  const found = new Map<string, FoundFile>();
+  for (const f of def.files) {
+    const url = new URL(source.base_url + f.path);
+    for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
+    const publicUrl = source.base_url + f.path;
+    const target = path.join(dir, f.name);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const stream = got.stream(url, {
+      headers: { "user-agent": USER_AGENT, accept: "*/*", ...source.headers, ...auth.headers },
+      timeout: { connect: 15_000, response: 60_000, socket: 60_000 },
+      retry: { limit: 0 },
+    });
+    let date: string | undefined;
+    let expected: number | undefined;
+    stream.on("response", (res: { headers: Record<string, string | undefined> }) => {
+      const modified = res.headers["last-modified"];
+      date = modified ? new Date(modified).toISOString() : undefined;
+      // got undoes content-encoding, so the length only says something about an unencoded body.
+      if (!res.headers["content-encoding"] && res.headers["content-length"]) expected = Number(res.headers["content-length"]);
+    });
+    stream.on("downloadProgress", (p: { transferred: number; total?: number }) => onBytes(f.name, p.transferred, p.total));
+    try {
+      await pipeline(stream, fs.createWriteStream(target));
+    } catch (e) {
+      if (e instanceof HTTPError) {
+        if (f.optional && e.response.statusCode === 404) continue;
+        throw new DatasetLoadError(`${publicUrl} answered HTTP ${e.response.statusCode}`);
+      }
+      throw new DatasetLoadError(`${publicUrl} could not be downloaded (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    const size = fs.statSync(target).size;
+    if (expected !== undefined && size !== expected) throw new DatasetLoadError(`${publicUrl} was cut short: ${size} of ${expected} bytes`);
+    found.set(f.name, { path: target, url: publicUrl, date });
+  }
+  return found;
+}
+
+const isGzip = (b: Buffer) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+
+export function inputOf(found: Map<string, FoundFile>): DatasetInput {
+  const get = (name: string) => {
+    const f = found.get(name);
+    if (!f) throw new DatasetLoadError(`${name} is not among the files of this sync (${[...found.keys()].join(", ")})`);
+    return f;
+  };
+  const bytes = async (name: string) => {
+    const raw = await fs.promises.readFile(get(name).path);
+    if (!raw.length) throw new DatasetLoadError(`${name} is empty`);
+    if (!isGzip(raw)) return raw;
+    try {
+      return zlib.gunzipSync(raw);
+    } catch (e) {
+      throw new DatasetLoadError(`${name} is truncated or not valid gzip (${(e as Error).message})`);
+    }
+  };
+  return {
+    files: [...found.keys()],
+    bytes,
+    text: async (name) => (await bytes(name)).toString("utf8"),
+    origin: (name) => {
+      const f = get(name);
+      return { url: f.url, ...(f.date ? { date: f.date } : {}) };
+    },
+  };
+}
