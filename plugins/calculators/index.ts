@@ -1,0 +1,140 @@
+// The calculators group: UK business days, the distance between two postcodes, currency conversion.
+import { Problem, badParam } from "../../engine/problem.ts";
+import type { PluginContext } from "../../engine/plugin.ts";
+import { DAY_NAMES, addDays, day, daysBetween, isoDay } from "./calendar.ts";
+import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "./bank-holidays.ts";
+import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "./geo.ts";
+import { convert, currenciesOn, rateDayOnOrBefore } from "./currency.ts";
+import { clock } from "./clock.ts";
+import { resolvePostcode } from "./postcodes.ts";
+import type { HolidayIndex } from "../datasets/uk-bank-holidays.ts";
+import type { RatesIndex } from "../datasets/ecb-rates.ts";
+
+// ---- uk-business-days
+
+/** The published GOV.UK list when it is loaded; the standing rules alone otherwise (said in the answer). */
+function holidayCalendar(ctx: PluginContext, nation: Nation): { calendar: HolidayCalendar; loaded: boolean } {
+  try {
+    const handle = ctx.datasets.use<HolidayIndex>("uk-bank-holidays");
+    ctx.record(ctx.datasets.provenance(handle));
+    return { calendar: handle.index[nation], loaded: true };
+  } catch (e) {
+    if (!(e instanceof Problem) || e.code !== "dataset_not_loaded") throw e;
+    ctx.log.warn("uk-bank-holidays is not loaded: business days from the standing rules only");
+    return { calendar: new HolidayCalendar(nation), loaded: false };
+  }
+}
+
+function inRuleYears(d: Date, param: string, what = param): void {
+  const y = d.getUTCFullYear();
+  if (y < RULE_YEARS.from || y > RULE_YEARS.to) {
+    throw badParam(param, `${what} must fall in the years ${RULE_YEARS.from} to ${RULE_YEARS.to} (got ${isoDay(d)}).`);
+  }
+}
+
+export function ukBusinessDays(ctx: PluginContext) {
+  const nation = ctx.params.nation as Nation;
+  const date = day(ctx.params.date as string);
+  inRuleYears(date, "date");
+  const { calendar, loaded } = holidayCalendar(ctx, nation);
+  const years = new Set([date.getUTCFullYear()]);
+  const describe = (d: Date) => ({ date: isoDay(d), day_of_week: DAY_NAMES[d.getUTCDay()] });
+  const holiday = calendar.holiday(date);
+
+  const out: Record<string, unknown> = {
+    ...describe(date),
+    nation,
+    is_business_day: calendar.isBusinessDay(date),
+    weekend: date.getUTCDay() === 0 || date.getUTCDay() === 6,
+    holiday: holiday ? { title: holiday.title, substitute: holiday.substitute } : null,
+    next_business_day: isoDay(calendar.addBusinessDays(date, 1)),
+    previous_business_day: isoDay(calendar.addBusinessDays(date, -1)),
+  };
+  if (ctx.params.add !== undefined) {
+    const n = ctx.params.add as number;
+    const result = calendar.addBusinessDays(date, n);
+    inRuleYears(result, "add", `add: the day ${n} business days from ${isoDay(date)}`);
+    years.add(result.getUTCFullYear());
+    out.add = { business_days: n, ...describe(result) };
+  }
+  if (ctx.params.until !== undefined) {
+    const until = day(ctx.params.until as string);
+    inRuleYears(until, "until");
+    years.add(until.getUTCFullYear());
+    out.until = {
+      ...describe(until),
+      business_days: calendar.countBusinessDays(date, until),
+      counted: "business days after date, up to and including until (negative when until is earlier)",
+    };
+  }
+  const sources: Record<string, HolidaySource> = {};
+  for (let y = Math.min(...years); y <= Math.max(...years); y++) sources[y] = calendar.source(y);
+  out.holiday_sources = sources;
+  if (Object.values(sources).includes("rules")) {
+    out.note = loaded
+      ? "Some years are beyond the published GOV.UK list; their holidays come from the standing rules, which do not know one-off holidays proclaimed later."
+      : "The GOV.UK list is not loaded on this server; holidays come from the standing rules, which do not know one-off holidays.";
+  }
+  return out;
+}
+
+// ---- postcode-distance
+
+const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places;
+
+export async function postcodeDistance(ctx: PluginContext) {
+  const [from, to] = await Promise.all([resolvePostcode(ctx, "from"), resolvePostcode(ctx, "to")]);
+  const km = distanceKm(from, to);
+  const bearing = km > 0 ? initialBearing(from, to) : null;
+  return {
+    from,
+    to,
+    distance_km: round(km, 3),
+    distance_miles: round(km / KM_PER_MILE, 3),
+    bearing_degrees: bearing === null ? null : round(bearing, 1),
+    compass: bearing === null ? null : compassPoint(bearing),
+    method: "Great-circle distance (haversine, mean Earth radius 6371.0088 km) between the postcodes' centroids, and the initial bearing from true north: a straight line, not a route.",
+  };
+}
+
+// ---- currency-convert
+
+/** How far back a date may be asked for. */
+const WINDOW_DAYS = 90;
+/** The longest run of days without rates (Good Friday to Easter Monday): a longer gap means the rates held end earlier. */
+const MAX_CLOSED_DAYS = 4;
+
+export function currencyConvert(ctx: PluginContext) {
+  const handle = ctx.datasets.use<RatesIndex>("ecb-rates");
+  ctx.record(ctx.datasets.provenance(handle));
+  const { days } = handle.index;
+  const today = clock.today();
+  const from = ctx.params.from as string;
+  const to = ctx.params.to as string;
+  const amount = ctx.params.amount as number;
+  const asked = ctx.params.date as string | undefined;
+
+  if (asked !== undefined) {
+    const earliest = isoDay(addDays(today, -WINDOW_DAYS));
+    if (asked < earliest || asked > isoDay(today)) throw badParam("date", `date must be within the last ${WINDOW_DAYS} days, from ${earliest} to ${isoDay(today)} (got ${asked}).`);
+  }
+  const rates = rateDayOnOrBefore(days, asked ?? isoDay(today)) ?? (asked ? undefined : days.at(-1));
+  if (!rates || (asked && daysBetween(day(rates.date), day(asked)) > MAX_CLOSED_DAYS)) {
+    throw new Problem({ status: 404, code: "not_found", param: "date", detail: `No ECB reference rates are held for ${asked}: the rates held ${rates ? `end on ${rates.date}` : "start later"}.` });
+  }
+
+  const offered = currenciesOn(rates);
+  for (const [param, code] of [["from", from], ["to", to]] as const) {
+    if (!offered.includes(code)) throw badParam(param, `${param} must be one of the ${offered.length} currencies with an ECB reference rate on ${rates.date}: ${offered.join(", ")} (got ${code}).`);
+  }
+  const result = convert(rates, from, to, amount)!;
+  const note = asked && asked !== rates.date
+    ? `There are no reference rates for ${asked} (a weekend or TARGET holiday, or today before the ECB publishes at about 16:00 CET); the last published rates, of ${rates.date}, are used.`
+    : !asked && daysBetween(day(rates.date), today) > MAX_CLOSED_DAYS ? `The newest reference rates held are of ${rates.date}.` : undefined;
+  return {
+    ...result,
+    requested_date: asked ?? "latest",
+    via: from !== "EUR" && to !== "EUR" ? "EUR" : null,
+    ...(note ? { note } : {}),
+  };
+}

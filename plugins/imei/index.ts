@@ -1,0 +1,68 @@
+// The imei group: IMEI validation (format and Luhn check) and device identification from the Osmocom TAC
+// database (local dataset imei-tac). An unknown TAC is an answer (found: false), not an error.
+import { badParam } from "../../engine/problem.ts";
+import type { PluginContext } from "../../engine/plugin.ts";
+import { IMEI_ALLOWED, parseImei, type ParsedImei } from "./imei-number.ts";
+import type { Device, TacIndex } from "../datasets/imei-tac.ts";
+
+function parsed(raw: string, param: string, label = param): ParsedImei {
+  const p = parseImei(raw);
+  if (!p) throw badParam(param, `${label} must be ${IMEI_ALLOWED} (got "${raw.slice(0, 40)}").`);
+  return p;
+}
+
+function tacDatabase(ctx: PluginContext): TacIndex {
+  const handle = ctx.datasets.use<TacIndex>("imei-tac");
+  ctx.record(ctx.datasets.provenance(handle));
+  return handle.index;
+}
+
+function device(found: Device | undefined) {
+  if (!found) return { found: false, brand: null, model: null, model_code: null, device_type: null, aliases: [] };
+  const { brand, model, model_code, device_type, aliases } = found;
+  return { found: true, brand, model, model_code, device_type, aliases };
+}
+
+function decoded(p: ParsedImei, db: TacIndex) {
+  return {
+    ...p,
+    ...device(db.lookup(p.tac)),
+    ...(p.valid ? {} : { note: `The check digit ${p.check_digit} does not match the Luhn check digit ${p.expected_check_digit}: the number is mistyped or not a genuine IMEI. The TAC was looked up anyway.` }),
+  };
+}
+
+export function validate(ctx: PluginContext) {
+  return parsed(ctx.params.imei as string, "imei");
+}
+
+export function decode(ctx: PluginContext) {
+  const p = parsed(ctx.params.imei as string, "imei");
+  return decoded(p, tacDatabase(ctx));
+}
+
+export function tac(ctx: PluginContext) {
+  const code = ctx.params.tac as string;
+  return { tac: code, ...device(tacDatabase(ctx).lookup(code)) };
+}
+
+export function batch(ctx: PluginContext) {
+  const items = ctx.params.imeis as string[];
+  const numbers = items.map((raw, i) => parsed(raw, "imeis", `imeis item ${i + 1}`));
+  const db = tacDatabase(ctx);
+  const results = numbers.map((p) => decoded(p, db));
+  return { count: results.length, found: results.filter((r) => r.found).length, invalid: results.filter((r) => !r.valid).length, results };
+}
+
+export function coverage(ctx: PluginContext) {
+  const handle = ctx.datasets.use<TacIndex>("imei-tac");
+  ctx.record(ctx.datasets.provenance(handle));
+  const v = handle.version;
+  return {
+    ...handle.index.coverage,
+    // The export carries no date of its own: the download's Last-Modified when the server sent one, else the load time.
+    last_changed: v.data_dates?.last_changed ?? v.loaded_at,
+    loaded_at: v.loaded_at,
+    database: "Osmocom TAC database",
+    licence: "CC BY-SA 3.0",
+  };
+}
