@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
 import { FIXTURES, fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
-import { boxesAround, distanceKm } from "../plugins/airports/geo.ts";
+import { boxesAround, distanceKm } from "../plugins/shared/geo.ts";
 import type { Running } from "../engine/server.ts";
 
 const AIRPORTS = path.join(FIXTURES, "datasets", "airports");

@@ -7,7 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import zlib from "node:zlib";
 import nock from "nock";
 import { HolidayCalendar, easterSunday, ruleHolidays, type Nation } from "../plugins/calculators/bank-holidays.ts";
-import { compassPoint, distanceKm, initialBearing } from "../plugins/calculators/geo.ts";
+import { compassPoint, distanceKm, initialBearing } from "../plugins/shared/geo.ts";
 import { convert, rateDayOnOrBefore, type RateDay } from "../plugins/calculators/currency.ts";
 import { addMonths, day, isoDay } from "../plugins/calculators/calendar.ts";
 import { clock } from "../plugins/calculators/clock.ts";
@@ -146,16 +146,16 @@ describe("calendar months", () => {
 
 describe("great-circle distance and bearing", () => {
   it("gives one degree of longitude at the equator and the cardinal bearings", () => {
-    const o = { latitude: 0, longitude: 0 };
-    assert.equal(distanceKm(o, { latitude: 0, longitude: 1 }).toFixed(3), "111.195"); // 2π × 6371.0088 / 360
-    assert.equal(initialBearing(o, { latitude: 0, longitude: 1 }), 90);
-    assert.equal(initialBearing(o, { latitude: 1, longitude: 0 }), 0);
-    assert.equal(initialBearing(o, { latitude: 0, longitude: -1 }), 270);
+    const o = { lat: 0, lng: 0 };
+    assert.equal(distanceKm(o, { lat: 0, lng: 1 }).toFixed(3), "111.195"); // 2π × 6371.0088 / 360
+    assert.equal(initialBearing(o, { lat: 0, lng: 1 }), 90);
+    assert.equal(initialBearing(o, { lat: 1, lng: 0 }), 0);
+    assert.equal(initialBearing(o, { lat: 0, lng: -1 }), 270);
   });
 
   it("puts Paris about 344 km south-south-east of London", () => {
-    const london = { latitude: 51.5074, longitude: -0.1278 };
-    const paris = { latitude: 48.8566, longitude: 2.3522 };
+    const london = { lat: 51.5074, lng: -0.1278 };
+    const paris = { lat: 48.8566, lng: 2.3522 };
     assert.equal(Math.round(distanceKm(london, paris)), 344);
     assert.equal(compassPoint(initialBearing(london, paris)), "SSE");
   });
@@ -178,7 +178,7 @@ describe("National Grid to WGS84", () => {
     // SW1A 1AA: E 529090, N 179645; postcodes.io 51.501009, -0.141588. TR18 5EG: E 146278, N 28452; 50.101832, -5.549482.
     assert.deepEqual(gridToWgs84(529090, 179645), { latitude: 51.501009, longitude: -0.141588 });
     const tr18 = gridToWgs84(146278, 28452);
-    assert.ok(distanceKm(tr18, { latitude: 50.101832, longitude: -5.549482 }) < 0.01, JSON.stringify(tr18));
+    assert.ok(distanceKm({ lat: tr18.latitude, lng: tr18.longitude }, { lat: 50.101832, lng: -5.549482 }) < 0.01, JSON.stringify(tr18));
   });
 });
 

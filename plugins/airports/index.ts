@@ -1,7 +1,8 @@
 // The airports group, answered from the local OurAirports dataset (plugins/datasets/airports.ts).
 import { Problem, badParam } from "../../engine/problem.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
-import { boxesAround, type Point } from "./geo.ts";
+import { boxesAround, type Point } from "../shared/geo.ts";
+import { resolvePostcode } from "../shared/postcodes.ts";
 import { compactAirport, datasetType, frequenciesByType, frequency, fromOrigin, fullAirport, navaid, runway, shortType } from "./shape.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
@@ -79,34 +80,18 @@ export function search(ctx: PluginContext) {
   return { query: p.q, count: rows.length, airports: rows.map(compactAirport) };
 }
 
-/** The point a spatial query starts from: lat/lng, or a UK postcode located by postcodes.io. */
+/** The point a spatial query starts from: lat/lng, or a UK postcode (local Code-Point Open copy, else postcodes.io). */
 async function origin(ctx: PluginContext): Promise<Point & { postcode?: string }> {
   const { lat, lng, postcode } = ctx.params as { lat?: number; lng?: number; postcode?: string };
   if (postcode !== undefined) {
     if (lat !== undefined || lng !== undefined) throw badParam("postcode", "Give either postcode or lat and lng, not both.");
-    return { ...(await locatePostcode(ctx, postcode)), postcode };
+    const place = await resolvePostcode(ctx, "postcode");
+    return { lat: place.latitude, lng: place.longitude, postcode: place.postcode };
   }
   if (lat === undefined || lng === undefined) {
     throw badParam(lat === undefined ? "lat" : "lng", "Give lat and lng (decimal degrees), or a UK postcode.", "missing_parameter");
   }
   return { lat, lng };
-}
-
-async function locatePostcode(ctx: PluginContext, postcode: string): Promise<Point> {
-  let body: { result?: { latitude: number | null; longitude: number | null } };
-  try {
-    body = (await ctx.fetch({ source: "postcodes-io", path: `/postcodes/${encodeURIComponent(postcode)}`, cacheMs: 86_400_000 })) as typeof body;
-  } catch (e) {
-    if (e instanceof UpstreamError && e.status === 404) {
-      throw new Problem({ status: 404, code: "not_found", param: "postcode", detail: `The postcode ${postcode} does not exist (postcodes.io does not know it).` });
-    }
-    throw e;
-  }
-  const r = body.result;
-  if (!r || typeof r.latitude !== "number" || typeof r.longitude !== "number") {
-    throw new Problem({ status: 404, code: "not_found", param: "postcode", detail: `The postcode ${postcode} has no known location.` });
-  }
-  return { lat: r.latitude, lng: r.longitude };
 }
 
 /** Rows within radiusKm of p, nearest first, from the R*Tree boxes around the circle. */

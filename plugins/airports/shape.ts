@@ -1,5 +1,5 @@
 // Rows of the airports dataset -> response objects. Types use the short names the `type` filter takes.
-import { bearingDeg, distanceKm, type Point } from "./geo.ts";
+import { bearingDeg, distanceKm, type Point } from "../shared/geo.ts";
 import type { AirportRow, FrequencyRow, NavaidRow, RunwayRow } from "./queries.ts";
 
 const SHORT_TYPES: Record<string, string> = { large_airport: "large", medium_airport: "medium", small_airport: "small" };

@@ -3,10 +3,10 @@ import { Problem, badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import { DAY_NAMES, addDays, day, daysBetween, isoDay } from "./calendar.ts";
 import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "./bank-holidays.ts";
-import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "./geo.ts";
+import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "../shared/geo.ts";
 import { convert, currenciesOn, rateDayOnOrBefore } from "./currency.ts";
 import { clock } from "./clock.ts";
-import { resolvePostcode } from "./postcodes.ts";
+import { resolvePostcode } from "../shared/postcodes.ts";
 import type { HolidayIndex } from "../datasets/uk-bank-holidays.ts";
 import type { RatesIndex } from "../datasets/ecb-rates.ts";
 
@@ -84,8 +84,10 @@ const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 *
 
 export async function postcodeDistance(ctx: PluginContext) {
   const [from, to] = await Promise.all([resolvePostcode(ctx, "from"), resolvePostcode(ctx, "to")]);
-  const km = distanceKm(from, to);
-  const bearing = km > 0 ? initialBearing(from, to) : null;
+  const a = { lat: from.latitude, lng: from.longitude };
+  const b = { lat: to.latitude, lng: to.longitude };
+  const km = distanceKm(a, b);
+  const bearing = km > 0 ? initialBearing(a, b) : null;
   return {
     from,
     to,
