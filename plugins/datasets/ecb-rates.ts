@@ -4,7 +4,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
 import type { RateDay } from "../calculators/currency.ts";
-import { isZip, zipEntries } from "../calculators/zip.ts";
+import { isZip, zipEntries } from "../shared/zip.ts";
 
 const FILE = "eurofxref-hist.csv";
 /** Currencies the service offers: those the ECB still quotes (the discontinued ones stop at the euro changeover). */

@@ -8,7 +8,7 @@ import { parse } from "csv-parse/sync";
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
 import { gridToWgs84 } from "../calculators/osgb.ts";
-import { zipEntries, type ZipEntry } from "../calculators/zip.ts";
+import { zipEntries, type ZipEntry } from "../shared/zip.ts";
 
 const FILE = "codepo_gb.zip";
 const AREA_FILE = /(^|\/)Data\/CSV\/([a-z]{1,2})\.csv(\.gz)?$/i;
