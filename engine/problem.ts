@@ -15,6 +15,10 @@ export const PROBLEM_TITLES: Record<string, string> = {
   upstream_bad_response: "The upstream source answered with something unreadable",
   dataset_not_loaded: "The local dataset has not been loaded yet",
   internal_error: "Internal error",
+  payments_unavailable: "Payments cannot be taken right now",
+  key_limit_reached: "No more free keys for this address today",
+  credit_unavailable: "Card credit cannot be bought right now",
+  webhook_invalid: "The webhook could not be verified",
 };
 
 export interface ProblemInit {

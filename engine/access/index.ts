@@ -1,12 +1,256 @@
-// Access control. Until the access issue lands, every call runs free; prices are already in every file.
-import type { Access, Grant } from "./types.ts";
+// Access control: who pays for a call, and how. In order:
+//   1. an x402 payment sent with the call (PAYMENT-SIGNATURE, or _meta["x402/payment"] over MCP) pays for it;
+//   2. else the daily free allowance: a key's sizes, or over MCP the anonymous sizes per client address
+//      (HTTP without a key has none: the specification wants a key for free calls over HTTP);
+//   3. else the key's card credit;
+//   4. else 402 with the x402 PaymentRequired (header and body) and the three ways forward.
+// Every charge is reserved in the store before the call and made final only when the call succeeded.
+import { Problem } from "../problem.ts";
+import { openStore } from "../store/index.ts";
+import type { Store, BucketClaim, KeyRecord } from "../store/types.ts";
+import type { Access, CallRequest, Grant, Receipt } from "./types.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { Registry } from "../registry.ts";
+import type { Registry, Endpoint } from "../registry.ts";
+import { accessSettings, type AccessSettings } from "./settings.ts";
+import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload, type PaymentRequired } from "./x402.ts";
+import { hashKey, newApiKey, utcDay } from "./keys.ts";
+import { rateLimitHeaders } from "./ratelimit.ts";
 
 export interface AccessDeps { config: Config; log: Logger; registry: Registry; env: NodeJS.ProcessEnv }
 
-export async function createAccess(_deps: AccessDeps): Promise<Access> {
+/** The access layer with what its routes and commands need besides authorize(). */
+export interface AccessService extends Access {
+  store: Store;
+  settings: AccessSettings;
+  payments: Payments;
+  /** A new free key for this client address, or undefined when it minted its daily number already. */
+  mintKey(clientId: string, label?: string): Promise<{ key: string; record: KeyRecord } | undefined>;
+  /** The key record of an X-API-Key value; throws 401 when unknown. */
+  keyFor(apiKey: string | undefined): Promise<KeyRecord>;
+  /** GET /account: allowance left per bucket today, credit, recent calls. */
+  account(key: KeyRecord): Promise<Record<string, unknown>>;
+}
+
+export const isAccessService = (a: Access): a is AccessService => "store" in a && "mintKey" in a;
+
+/** Every call free and nothing recorded: for tests of the engine alone (EngineOptions.access). */
+export function openAccess(): Access {
   const grant: Grant = { paidBy: "free", headers: {}, commit: async () => ({ headers: {}, meta: {} }), release: async () => {} };
   return { authorize: async () => grant, close: async () => {} };
 }
+
+export async function createAccess(deps: AccessDeps): Promise<AccessService> {
+  const settings = accessSettings(deps.config, deps.env);
+  const store = await openStore({ dataDir: deps.config.dataDir, databaseUrl: deps.config.databaseUrl, schema: settings.databaseSchema });
+  const recovered = await store.recoverInterrupted(Date.now() - settings.pendingStaleMs);
+  if (recovered) deps.log.warn({ calls: recovered }, "gave back the charges of calls interrupted by a stop");
+  if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: calls that need payment answer 503 until it is");
+  const payments = new Payments(settings.x402, deps.log);
+  const layer = new AccessLayer(deps, settings, store, payments);
+  // Several instances (PostgreSQL): one that died does not restart to give its calls back, so the others sweep.
+  if (settings.pendingStaleMs > 0) {
+    const sweep = setInterval(() => {
+      store.recoverInterrupted(Date.now() - settings.pendingStaleMs)
+        .then((n) => n && deps.log.warn({ calls: n }, "gave back the charges of calls interrupted by a stopped instance"))
+        .catch((err) => deps.log.error({ err }, "sweep of interrupted calls failed"));
+    }, Math.min(settings.pendingStaleMs, 300_000));
+    sweep.unref();
+    layer.onClose(() => clearInterval(sweep));
+  }
+  return layer;
+}
+
+const MICRO = 1_000_000;
+const usd = (micro: number) => micro / MICRO;
+
+class AccessLayer implements AccessService {
+  readonly store: Store;
+  readonly settings: AccessSettings;
+  readonly payments: Payments;
+  private readonly deps: AccessDeps;
+  private readonly closers: (() => void)[] = [];
+
+  constructor(deps: AccessDeps, settings: AccessSettings, store: Store, payments: Payments) {
+    this.deps = deps;
+    this.settings = settings;
+    this.store = store;
+    this.payments = payments;
+  }
+
+  async authorize(call: CallRequest): Promise<Grant> {
+    const { endpoint } = call;
+    const priceMicro = toAtomic(endpoint.price);
+    const { day, secondsLeft } = utcDay();
+    const key = call.apiKey !== undefined ? await this.keyFor(call.apiKey) : undefined;
+    const principal = key ? `key:${key.id}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
+    const base = { endpoint: endpoint.key, channel: call.channel, priceMicro, day };
+
+    if (call.paymentSignature !== undefined || call.paymentPayload !== undefined) return this.payWithX402(call, principal, base);
+
+    const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: key ? b.key : b.anonymous })) : [];
+    if (principal) {
+      const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId: key?.id });
+      const headers = rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
+      if (begun.ok) {
+        return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, await this.store.usage(principal, day)) }));
+      }
+      if (key && key.creditMicro >= priceMicro) {
+        const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId: key.id });
+        if (paid.ok) {
+          return this.grant("credit", paid.callId, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(key.id))?.creditMicro ?? 0) }));
+        }
+      }
+      throw await this.paymentRequired(call, headers, begun.bucket, key);
+    }
+    throw await this.paymentRequired(call, {}, undefined, undefined);
+  }
+
+  private grant(paidBy: Grant["paidBy"], callId: string, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>): Grant {
+    return {
+      paidBy,
+      headers,
+      commit: async () => {
+        await this.store.finishCall(callId, "ok");
+        return { headers: {}, meta: await meta() };
+      },
+      release: async (problem) => this.store.finishCall(callId, "error", { detail: `${problem.status} ${problem.code}` }),
+    };
+  }
+
+  private async payWithX402(call: CallRequest, principal: string | undefined, base: { endpoint: string; channel: string; priceMicro: number; day: string }): Promise<Grant> {
+    const payment = this.payments.decode(call.paymentSignature, call.paymentPayload);
+    if (!payment) throw await this.paymentInvalid(call, "invalid_payload", "The payment could not be read: it must be an x402 v2 PaymentPayload (base64 JSON in PAYMENT-SIGNATURE; an object in _meta[\"x402/payment\"] over MCP).");
+    const requirements = await this.payments.match(call.endpoint, payment);
+    if (!requirements) throw await this.paymentInvalid(call, "No matching payment requirements", "The payment does not match this endpoint's requirements (scheme, network, asset, amount, payTo and maxTimeoutSeconds must be exactly as in PAYMENT-REQUIRED).");
+
+    const ref = this.payments.nonceRef(payment);
+    if (!(await this.store.claimNonce(ref))) throw await this.paymentInvalid(call, "payment_already_used", "This payment was already used, or is being used by another call right now. Sign a new one.");
+    let callId: string;
+    try {
+      const verified = await this.payments.verify(payment, requirements);
+      if (!verified.ok) throw await this.paymentInvalid(call, verified.reason, `The facilitator refused the payment (${verified.reason}).`);
+      const payer = verified.payer ?? (payment.payload as { authorization?: { from?: string } }).authorization?.from ?? "unknown";
+      const begun = await this.store.beginCall({ ...base, principal: principal ?? `x402:${payer.toLowerCase()}`, paidBy: "x402", paymentRef: ref });
+      if (!begun.ok) throw new Error("an x402 call could not be recorded");
+      callId = begun.callId;
+    } catch (e) {
+      await this.store.releaseNonce(ref);
+      throw e;
+    }
+
+    return {
+      paidBy: "x402",
+      headers: {},
+      commit: async (): Promise<Receipt> => {
+        const settled = await this.payments.settle(payment, requirements);
+        const response = encodePaymentResponseHeader(settled);
+        if (!settled.success) {
+          await this.store.finishCall(callId, "error", { detail: `settlement failed: ${settled.errorReason}` });
+          const problem = await this.paymentInvalid(call, settled.errorReason ?? "settlement_failed", `The payment was verified but could not be settled (${settled.errorReason}); the result is withheld and nothing was charged.`);
+          problem.headers["PAYMENT-RESPONSE"] = response;
+          throw problem;
+        }
+        await this.store.finishCall(callId, "ok", { paymentTx: settled.transaction });
+        return { headers: { "PAYMENT-RESPONSE": response }, meta: { payment_response: settled } };
+      },
+      release: async (problem) => this.store.finishCall(callId, "error", { detail: `${problem.status} ${problem.code}` }),
+    };
+  }
+
+  /** The 402 of a call nobody pays for yet. */
+  private async paymentRequired(call: CallRequest, headers: Record<string, string>, bucket: string | undefined, key: KeyRecord | undefined): Promise<Problem> {
+    const pr = await this.payments.paymentRequired(call.endpoint, call.resourceUrl);
+    const why = key
+      ? `The free allowance of this key is used up for today${bucket ? ` (bucket ${bucket})` : ""} and its card credit does not cover the price of $${call.endpoint.price}.`
+      : call.channel === "mcp"
+        ? `The free allowance of this client is used up for today${bucket ? ` (bucket ${bucket})` : ""}.`
+        : `This call costs $${call.endpoint.price}. Calls without payment need a free key (X-API-Key).`;
+    return this.problem402("payment_required", `${why} Pay with x402, get a free key at ${this.settings.baseUrl}/free, or buy card credit.`, pr, headers, call.endpoint);
+  }
+
+  /** The 402 of a payment that was refused: a fresh PaymentRequired whose error says why. */
+  private async paymentInvalid(call: CallRequest, reason: string, detail: string): Promise<Problem> {
+    const pr = await this.payments.paymentRequired(call.endpoint, call.resourceUrl, reason);
+    const problem = this.problem402("payment_invalid", detail, pr, {}, call.endpoint);
+    problem.extra.x402_error = reason;
+    return problem;
+  }
+
+  private problem402(code: string, detail: string, pr: PaymentRequired, headers: Record<string, string>, endpoint: Endpoint): Problem {
+    const base = this.settings.baseUrl;
+    return new Problem({
+      status: 402,
+      code,
+      detail,
+      headers: { ...headers, "PAYMENT-REQUIRED": encodePaymentRequiredHeader(pr), "Cache-Control": "no-store" },
+      extra: {
+        price_usd: endpoint.price,
+        payment_required: pr,
+        ways_forward: [
+          { way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", network: pr.accepts[0]?.network, amount: pr.accepts[0]?.amount },
+          { way: "free_key", how: "Get a free key (no signup) and send it in the X-API-Key header: calls are free within a daily allowance.", url: `${base}/free` },
+          { way: "credit", how: "Buy prepaid card credit for your key (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent.", url: `${base}/credit/checkout` },
+        ],
+      },
+    });
+  }
+
+  async mintKey(clientId: string, label?: string): Promise<{ key: string; record: KeyRecord } | undefined> {
+    const key = newApiKey();
+    const record = await this.store.mintKey({ hash: hashKey(key), clientId, day: utcDay().day, maxPerDay: this.settings.freeKeysPerDay, label });
+    return record && { key, record };
+  }
+
+  async keyFor(apiKey: string | undefined): Promise<KeyRecord> {
+    const key = apiKey ? await this.store.findKey(hashKey(apiKey)) : undefined;
+    if (!key) {
+      throw new Problem({
+        status: 401,
+        code: "invalid_api_key",
+        detail: apiKey ? `The X-API-Key sent is not a key of this service. Get a free key at ${this.settings.baseUrl}/free.` : `This needs a key in the X-API-Key header. Get a free key at ${this.settings.baseUrl}/free.`,
+      });
+    }
+    return key;
+  }
+
+  async account(key: KeyRecord): Promise<Record<string, unknown>> {
+    const principal = `key:${key.id}`;
+    const { day, secondsLeft } = utcDay();
+    const used = await this.store.usage(principal, day);
+    const buckets = new Map<string, { bucket: string; limit: number; used: number; left: number; endpoints: string[] }>();
+    for (const ep of this.deps.registry.endpoints.values()) {
+      for (const b of ep.buckets) {
+        const entry = buckets.get(b.id) ?? { bucket: b.id, limit: b.key, used: used.get(b.id) ?? 0, left: Math.max(0, b.key - (used.get(b.id) ?? 0)), endpoints: [] };
+        entry.endpoints.push(ep.key);
+        buckets.set(b.id, entry);
+      }
+    }
+    const recent = await this.store.recentCalls(principal, 20);
+    return {
+      key_id: key.id,
+      created_at: new Date(key.createdAt).toISOString(),
+      day,
+      resets_in_seconds: secondsLeft,
+      allowance: [...buckets.values()],
+      credit_usd: usd(key.creditMicro),
+      credit_micro_usd: key.creditMicro,
+      recent_calls: recent.map((c) => ({ at: new Date(c.at).toISOString(), endpoint: c.endpoint, channel: c.channel, price_usd: usd(c.priceMicro), paid_by: c.paidBy, outcome: c.outcome })),
+    };
+  }
+
+  onClose(fn: () => void): void {
+    this.closers.push(fn);
+  }
+
+  close(): Promise<void> {
+    for (const fn of this.closers) fn();
+    return this.store.close();
+  }
+}
+
+function remaining(claims: BucketClaim[], used: Map<string, number>): Record<string, number> {
+  return Object.fromEntries(claims.map((c) => [c.id, Math.max(0, c.limit - (used.get(c.id) ?? 0))]));
+}
+
+export type { PaymentPayload };

@@ -1,5 +1,69 @@
-// Routes of the access layer (/free, /account, /credit). Filled in by the access issue.
-import type { Express } from "express";
+// Routes of the access layer:
+//   GET /free (a page: get a key in the browser) and POST /free (JSON for programs; an HTML answer for the page's form)
+//   GET /account (with X-API-Key): allowance left per bucket today, credit, recent calls
+//   POST /credit/checkout (with X-API-Key): a Stripe Checkout URL; POST /credit/webhook: Stripe's signed events
+import express, { type Express, type Request, type Response } from "express";
+import { Problem, toProblem } from "../problem.ts";
+import { sendProblem } from "../http.ts";
 import type { Engine } from "../engine.ts";
+import { isAccessService, type AccessService } from "./index.ts";
+import { createCheckout, handleStripeWebhook } from "./stripe.ts";
+import { freePage, keyPage } from "./free-page.ts";
+import { utcDay } from "./keys.ts";
 
-export function mountAccessRoutes(_app: Express, _engine: Engine): void {}
+export function mountAccessRoutes(app: Express, engine: Engine): void {
+  const access = engine.access;
+  if (!isAccessService(access)) return;
+  const handle = (fn: (req: Request, res: Response, access: AccessService) => Promise<void>) => async (req: Request, res: Response) => {
+    try {
+      await fn(req, res, access);
+    } catch (e) {
+      const problem = toProblem(e);
+      if (problem.status >= 500) engine.log.error({ err: e }, "access route failed");
+      sendProblem(res, problem, req.originalUrl);
+    }
+  };
+
+  app.get("/free", (_req, res) => void res.type("html").send(freePage(access.settings.baseUrl)));
+
+  app.post("/free", express.urlencoded({ extended: false, limit: "4kb" }), handle(async (req, res) => {
+    const minted = await access.mintKey(req.ip ?? "unknown");
+    const wantsHtml = req.accepts(["json", "html"]) === "html";
+    if (!minted) {
+      throw new Problem({
+        status: 429,
+        code: "key_limit_reached",
+        detail: `This address already got ${access.settings.freeKeysPerDay} free keys today (UTC). Use one of them, or pay per call with x402.`,
+        headers: { "Retry-After": String(utcDay().secondsLeft) },
+      });
+    }
+    if (wantsHtml) return void res.status(201).type("html").send(keyPage(access.settings.baseUrl, minted.key));
+    res.status(201).json({
+      key: minted.key,
+      key_id: minted.record.id,
+      header: "X-API-Key",
+      note: "Shown once: this service keeps only a hash of it.",
+      account: `${access.settings.baseUrl}/account`,
+      example: `curl -H "X-API-Key: ${minted.key}" ${access.settings.baseUrl}/account`,
+    });
+  }));
+
+  app.get("/account", handle(async (req, res) => {
+    const key = await access.keyFor(req.get("x-api-key") || undefined);
+    res.set("Cache-Control", "no-store").json(await access.account(key));
+  }));
+
+  app.post("/credit/checkout", express.json({ limit: "4kb" }), handle(async (req, res) => {
+    const key = await access.keyFor(req.get("x-api-key") || undefined);
+    const amount = Number((req.body as { amount_usd?: unknown } | undefined)?.amount_usd ?? req.query.amount_usd ?? 5);
+    res.status(201).json(await createCheckout(access.settings, key, amount));
+  }));
+
+  // Stripe signs the raw bytes: this route must read the body itself, before any JSON parser.
+  app.post("/credit/webhook", express.raw({ type: "*/*", limit: "1mb" }), handle(async (req, res) => {
+    res.json(await handleStripeWebhook(access, req.body as Buffer, req.get("stripe-signature"), engine.log));
+  }));
+
+  app.get("/credit/success", (_req, res) =>
+    void res.type("html").send(`<!doctype html><meta charset="utf-8"><title>Credit</title><p>Thank you. Your credit is added as soon as Stripe confirms the payment; <code>GET /account</code> with your key shows the balance.</p>`));
+}

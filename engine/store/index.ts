@@ -1,0 +1,23 @@
+// Opens the store the configuration asks for: PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR.
+// Migrations run here, at start-up.
+import path from "node:path";
+import { openSqlite } from "./sqlite.ts";
+import { openPostgres } from "./postgres.ts";
+import { migrate } from "./migrations.ts";
+import { SqlStore } from "./sql-store.ts";
+import type { Store } from "./types.ts";
+
+export type { Store } from "./types.ts";
+
+export interface StoreOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema (DATABASE_SCHEMA); default public. */
+  schema?: string;
+}
+
+export async function openStore(opts: StoreOptions): Promise<Store & { dialect: "sqlite" | "postgres" }> {
+  const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema) : openSqlite(path.join(opts.dataDir, "access.sqlite"));
+  await migrate(db);
+  return new SqlStore(db);
+}

@@ -1,0 +1,90 @@
+// What the access layer keeps: keys, daily allowance counters, the call ledger, card credit and x402 nonces.
+// Two implementations of one interface: SQLite (default) and PostgreSQL (DATABASE_URL); see engine/store/index.ts.
+
+export type PaidBy = "allowance" | "credit" | "x402";
+export type Outcome = "pending" | "ok" | "error" | "interrupted";
+
+export interface KeyRecord {
+  id: string;
+  clientId: string;
+  label?: string;
+  createdAt: number;
+  creditMicro: number;
+}
+
+export interface BucketClaim {
+  /** Bucket id, e.g. "group:bank-of-england". */
+  id: string;
+  /** Calls a day this principal may make from it. */
+  limit: number;
+}
+
+export interface BeginCall {
+  endpoint: string;
+  principal: string;
+  channel: string;
+  priceMicro: number;
+  paidBy: PaidBy;
+  /** UTC day (YYYY-MM-DD) the allowance is counted against. */
+  day: string;
+  /** paidBy allowance: every bucket must have room; all are counted or none. */
+  buckets?: BucketClaim[];
+  /** paidBy credit: the key whose balance pays the price. */
+  keyId?: string;
+  /** paidBy x402: the claimed nonce (see claimNonce). */
+  paymentRef?: string;
+}
+
+export type BeginResult = { ok: true; callId: string } | { ok: false; reason: "allowance" | "credit"; bucket?: string };
+
+export interface CallRecord {
+  id: string;
+  at: number;
+  endpoint: string;
+  principal: string;
+  channel: string;
+  priceMicro: number;
+  paidBy: PaidBy;
+  outcome: Outcome;
+  paymentTx?: string;
+  detail?: string;
+}
+
+export interface CreditEntry {
+  keyId: string;
+  deltaMicro: number;
+  kind: string;
+  /** Idempotency reference (e.g. a Stripe checkout session): an entry with a known ref is not applied twice. */
+  ref?: string;
+  note?: string;
+}
+
+export interface Store {
+  /** Stores a new key (its hash only); undefined when this client already minted maxPerDay keys today. */
+  mintKey(p: { hash: string; clientId: string; day: string; maxPerDay: number; label?: string }): Promise<KeyRecord | undefined>;
+  findKey(hash: string): Promise<KeyRecord | undefined>;
+  keyById(id: string): Promise<KeyRecord | undefined>;
+
+  /** Reserves the charge of a call (allowance, credit) and writes its pending ledger row, atomically. */
+  beginCall(p: BeginCall): Promise<BeginResult>;
+  /** ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce). */
+  finishCall(callId: string, outcome: "ok" | "error", p?: { detail?: string; paymentTx?: string }): Promise<void>;
+  /** Gives back the reservations of calls still pending since before `before` (their process died); answers how many. */
+  recoverInterrupted(before: number): Promise<number>;
+
+  /** Claims an x402 payment nonce; false when it is in flight or was used (a replay). */
+  claimNonce(ref: string): Promise<boolean>;
+  /** After a payment that was not settled: the payload may be tried again. */
+  releaseNonce(ref: string): Promise<void>;
+
+  /** Today's use of each bucket by this principal. */
+  usage(principal: string, day: string): Promise<Map<string, number>>;
+  recentCalls(principal: string, limit: number): Promise<CallRecord[]>;
+  calls(filter?: { principal?: string; endpoint?: string }): Promise<CallRecord[]>;
+
+  /** Appends a credit entry and moves the balance; false when the ref was already applied or the balance would go negative. */
+  addCredit(entry: CreditEntry): Promise<boolean>;
+  creditEntries(keyId: string): Promise<(CreditEntry & { at: number })[]>;
+
+  close(): Promise<void>;
+}
