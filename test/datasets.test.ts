@@ -56,7 +56,10 @@ function wordsDefinition(indexBuilds: { n: number } = { n: 0 }): DatasetDefiniti
 
 function makeDatasets(dataDir: string, def: DatasetDefinition<unknown>, env: NodeJS.ProcessEnv = {}): Datasets {
   const config = loadConfig({ DATA_DIR: dataDir });
-  const sources = new Map([["demo", { name: "demo", envVar: "UPSTREAM_DEMO", publisher: "Demo publisher", base_url: env.UPSTREAM_DEMO ?? "https://demo.example" }]]);
+  const sources = new Map([
+    ["demo", { name: "demo", envVar: "UPSTREAM_DEMO", publisher: "Demo publisher", base_url: env.UPSTREAM_DEMO ?? "https://demo.example" }],
+    ["other", { name: "other", envVar: "UPSTREAM_OTHER", publisher: "Another publisher", base_url: "https://other.example" }],
+  ]);
   const upstream = new UpstreamClient(sources, { timeoutMs: 2_000, retries: 0, cacheMaxEntries: 10, log, env });
   return new Datasets({ config, log, upstream, env }, new Map([[def.name, def]]));
 }
@@ -191,6 +194,20 @@ describe("datasets", () => {
       assert.deepEqual(words(datasets), ["alpha", "beta"]);
       assert.deepEqual(v.sources, [{ file: "words.csv", url: "http://mirror.test/data/export/words.csv", date: "2026-08-05T10:00:00.000Z" }]);
       assert.equal(datasets.provenance(datasets.use("words")).url, "http://mirror.test/data/export/words.csv");
+    });
+
+    it("downloads a file that names its own source from that source", async () => {
+      const def = wordsDefinition();
+      def.files = [def.files[0], { ...def.files[1], source: "other" }];
+      datasets = makeDatasets(tempDir(), def);
+      const scope = nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n")
+        .intercept("/export/extra.csv", "GET").reply(500, "must not be asked");
+      const other = nock("https://other.example").get("/export/extra.csv").reply(200, "omega\n");
+      await datasets.sync("words", { progress: quiet });
+      assert.ok(other.isDone());
+      assert.deepEqual(words(datasets), ["alpha", "omega"]);
+      assert.equal(scope.pendingMocks().length, 1, "the dataset's own source was not asked for the other file");
+      nock.cleanAll();
     });
 
     it("keeps the previous version when the download fails, and names the URL and status", async () => {

@@ -34,12 +34,6 @@ export interface AccessService extends Access {
 
 export const isAccessService = (a: Access): a is AccessService => "store" in a && "mintKey" in a;
 
-/** Every call free and nothing recorded: for tests of the engine alone (EngineOptions.access). */
-export function openAccess(): Access {
-  const grant: Grant = { paidBy: "free", headers: {}, commit: async () => ({ headers: {}, meta: {} }), release: async () => {} };
-  return { authorize: async () => grant, close: async () => {} };
-}
-
 export async function createAccess(deps: AccessDeps): Promise<AccessService> {
   const settings = accessSettings(deps.config, deps.env);
   const store = await openStore({ dataDir: deps.config.dataDir, databaseUrl: deps.config.databaseUrl, schema: settings.databaseSchema });

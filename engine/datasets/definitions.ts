@@ -28,7 +28,9 @@ function checkDefinition(def: DatasetDefinition | undefined, fileName: string, s
   if (def.name !== fileName) return `name "${def.name}" must match the file name "${fileName}"`;
   if (typeof def.load !== "function") return "has no load() function";
   if (!Array.isArray(def.files) || !def.files.length) return "declares no files";
-  if (!sources.has(def.source)) return `source "${def.source}" is not declared in sources.yaml`;
+  for (const name of [def.source, ...def.files.map((f) => f.source)]) {
+    if (name !== undefined && !sources.has(name)) return `source "${name}" is not declared in sources.yaml`;
+  }
   try {
     if (!durationMs(def.refresh)) return `refresh "${def.refresh}" must be a duration such as 1d`;
   } catch (e) {

@@ -232,11 +232,10 @@ export class Datasets {
   }
 
   private async download(def: DatasetDefinition, staging: string, progress: SyncProgress): Promise<Map<string, FoundFile>> {
-    const source = this.deps.upstream.source(def.source);
     let current = "";
     let last = 0;
     let sized = false;
-    return download(def, source, staging, this.deps.env ?? process.env, (file, received, total) => {
+    return download(def, (name) => this.deps.upstream.source(name), staging, this.deps.env ?? process.env, (file, received, total) => {
       if (file !== current || (total && !sized)) {
         current = file;
         sized = Boolean(total);

@@ -35,12 +35,13 @@ export function findLocal(def: DatasetDefinition, from: string): Map<string, Fou
   return found;
 }
 
-/** Downloads the definition's files from the source's base URL (UPSTREAM_<NAME> redirects it) into `dir`. */
-export async function download(def: DatasetDefinition, source: Source, dir: string, env: NodeJS.ProcessEnv,
+/** Downloads the definition's files, each from its source's base URL (UPSTREAM_<NAME> redirects it), into `dir`. */
+export async function download(def: DatasetDefinition, sourceOf: (name: string) => Source, dir: string, env: NodeJS.ProcessEnv,
   onBytes: (file: string, received: number, total?: number) => void): Promise<Map<string, FoundFile>> {
-  const auth = authFor(source, env);
   const found = new Map<string, FoundFile>();
   for (const f of def.files) {
+    const source = sourceOf(f.source ?? def.source);
+    const auth = authFor(source, env);
     const url = new URL(source.base_url + f.path);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
     const publicUrl = source.base_url + f.path;

@@ -10,6 +10,8 @@ export interface DatasetFile {
   path: string;
   /** A sync still succeeds without it (e.g. one of several sanctions lists). */
   optional?: boolean;
+  /** The sources.yaml source this file downloads from, when not the dataset's own (each list has its publisher). */
+  source?: string;
 }
 
 /** What a load receives: the files that were found, readable as text. */
