@@ -11,18 +11,14 @@ import { upstreamProblem } from "./upstream-problem.ts";
 import type { Engine } from "./engine.ts";
 import type { Endpoint } from "./registry.ts";
 import type { PluginContext } from "./plugin.ts";
+import type { CallRequest } from "./access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
 
-export interface CallInput {
+/** A call as it arrives: the endpoint by name and the raw query; the rest as the access layer sees it. */
+export interface CallInput extends Omit<CallRequest, "endpoint" | "params"> {
   group: string;
   operation: string;
   query: RawQuery;
-  channel: "http" | "mcp";
-  apiKey?: string;
-  clientId: string;
-  paymentSignature?: string;
-  paymentPayload?: unknown;
-  resourceUrl: string;
 }
 
 export interface CallResult {

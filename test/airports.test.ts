@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { FIXTURES, fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
+import { FIXTURES, fixture, freeAccess, getJson, tempDir, useTestServer } from "./helpers.ts";
 import { boxesAround, distanceKm } from "../plugins/shared/geo.ts";
 import type { Running } from "../engine/server.ts";
 
@@ -15,17 +15,7 @@ describe("airports", () => {
   let server: Running;
   const get = (pathAndQuery: string) => getJson(`${server.url}/v1/airports/${pathAndQuery}`);
 
-  before(async () => {
-    server = await startTestServer({ access: freeAccess });
-  });
-  after(async () => {
-    nock.cleanAll();
-    await server?.close();
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    server.engine.upstream.clearCache();
-  });
+  useTestServer({ access: freeAccess }, (s) => (server = s));
 
   it("answers 503 with how to load the dataset before it is loaded", async () => {
     const res = await get("airport?code=EGLL");

@@ -15,7 +15,7 @@ import holidaysDefinition from "../plugins/datasets/uk-bank-holidays.ts";
 import ecbDefinition, { type RatesIndex } from "../plugins/datasets/ecb-rates.ts";
 import postcodesDefinition, { normalisePostcode, type PostcodeIndex } from "../plugins/datasets/gb-postcodes.ts";
 import { gridToOsgb36, gridToWgs84 } from "../plugins/calculators/osgb.ts";
-import { FIXTURES, fixture, getJson, startTestServer, freeAccess } from "./helpers.ts";
+import { FIXTURES, fixture, getJson, freeAccess, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
 
@@ -273,17 +273,9 @@ describe("dataset loads", () => {
 describe("calculators endpoints", () => {
   let server: Running;
   const realToday = clock.today;
-  before(async () => {
-    server = await startTestServer({ access: freeAccess });
-  });
-  after(async () => {
+  useTestServer({ access: freeAccess }, (s) => (server = s));
+  after(() => {
     clock.today = realToday;
-    nock.cleanAll();
-    await server?.close();
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    server.engine.upstream.clearCache();
   });
   const get = (url: string) => getJson(`${server.url}${url}`);
 

@@ -2,9 +2,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import nock from "nock";
 import { loadRegistry, type Registry } from "../engine/registry.ts";
-import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, startTestServer } from "./helpers.ts";
+import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
 // Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
@@ -21,17 +20,7 @@ describe("every endpoint file", () => {
     if (loadError) throw loadError;
   });
   let server: Running;
-  before(async () => {
-    server = await startTestServer({ access: freeAccess });
-  });
-  after(async () => {
-    nock.cleanAll();
-    await server?.close();
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    server.engine.clearCaches();
-  });
+  useTestServer({ access: freeAccess }, (s) => (server = s));
 
   for (const endpoint of registry?.endpoints.values() ?? []) {
     describe(endpoint.key, () => {

@@ -38,6 +38,26 @@ export async function startTestServer(opts: EngineOptions & { env?: NodeJS.Proce
   return startServer({ ...opts, env, port: 0, host: "127.0.0.1", config: { upstreamRetries: 1, upstreamTimeoutMs: 2_000, ...opts.config } });
 }
 
+/**
+ * Starts a test server for the enclosing describe block: `onStart` receives it before the block's tests; nock
+ * interceptors and the engine's caches are reset after each test; the server is closed after the block.
+ */
+export function useTestServer(opts: EngineOptions & { env?: NodeJS.ProcessEnv }, onStart: (server: Running) => void): void {
+  let server: Running | undefined;
+  before(async () => {
+    server = await startTestServer(opts);
+    onStart(server);
+  });
+  afterEach(() => {
+    nock.cleanAll();
+    server?.engine.clearCaches();
+  });
+  after(async () => {
+    nock.cleanAll();
+    await server?.close();
+  });
+}
+
 const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "application/json", xml: "application/xml", html: "text/html", txt: "text/plain" };
 
 /** Replays an example's recorded upstream responses. */

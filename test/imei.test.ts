@@ -4,11 +4,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import nock from "nock";
 import { luhnCheckDigit, parseImei } from "../plugins/imei/imei-number.ts";
 import { deviceType, modelCode } from "../plugins/imei/device.ts";
 import tacDefinition, { type TacIndex } from "../plugins/datasets/imei-tac.ts";
-import { FIXTURES, getJson, startTestServer, freeAccess } from "./helpers.ts";
+import { FIXTURES, getJson, freeAccess, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
 
@@ -123,13 +122,7 @@ describe("imei-tac dataset load", () => {
 
 describe("imei endpoints", () => {
   let server: Running;
-  before(async () => {
-    server = await startTestServer({ access: freeAccess });
-  });
-  after(async () => {
-    nock.cleanAll();
-    await server?.close();
-  });
+  useTestServer({ access: freeAccess }, (s) => (server = s));
 
   it("answers 503 dataset_not_loaded, naming the dataset, before the TAC file is loaded", async () => {
     const res = await getJson(`${server.url}/v1/imei/decode?imei=490154203237518`);

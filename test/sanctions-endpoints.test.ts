@@ -1,18 +1,15 @@
 // The sanctions endpoints over HTTP, on the fixture lists loaded as the "sanctions" dataset.
 import assert from "node:assert/strict";
-import { getJson, queryString, startTestServer, freeAccess } from "./helpers.ts";
+import { getJson, queryString, freeAccess, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
 describe("sanctions endpoints", () => {
   let server: Running;
   const get = (op: string, params: Record<string, unknown> = {}) => getJson(`${server.url}/v1/sanctions/${op}${queryString(params)}`);
 
+  useTestServer({ access: freeAccess }, (s) => (server = s));
   before(async () => {
-    server = await startTestServer({ access: freeAccess });
     await server.engine.datasets.loadTestDatasets!(["sanctions"]);
-  });
-  after(async () => {
-    await server?.close();
   });
 
   it("says on every answer that matches are potential and must be confirmed", async () => {

@@ -5,7 +5,7 @@ import { assessLease } from "../plugins/calculators/lease.ts";
 import { estateDeadlines, nilRateBand } from "../plugins/calculators/estate.ts";
 import { day } from "../plugins/calculators/calendar.ts";
 import { clock } from "../plugins/calculators/clock.ts";
-import { getJson, startTestServer, freeAccess } from "./helpers.ts";
+import { getJson, freeAccess, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
 describe("lease length", () => {
@@ -99,13 +99,12 @@ describe("estate deadlines", () => {
 describe("uk-property endpoints", () => {
   let server: Running;
   const realToday = clock.today;
-  before(async () => {
-    server = await startTestServer({ access: freeAccess });
+  useTestServer({ access: freeAccess }, (s) => (server = s));
+  before(() => {
     clock.today = () => day("2026-01-01");
   });
-  after(async () => {
+  after(() => {
     clock.today = realToday;
-    await server?.close();
   });
   const get = (url: string) => getJson(`${server.url}${url}`);
 
