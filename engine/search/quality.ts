@@ -1,0 +1,32 @@
+// Search quality over a set of labelled queries: how often the expected tool comes first, or in the first three.
+// Queries whose tool is not among the endpoints are skipped and counted, so the set can run ahead of the files.
+import type { SearchIndex } from "./index.ts";
+
+export interface LabelledQuery {
+  query: string;
+  tool: string;
+}
+
+export interface Quality {
+  ran: number;
+  skipped: number;
+  top1: number;
+  top3: number;
+  /** The queries whose tool was not in the first three, with what came instead. */
+  misses: { query: string; expected: string; got: string[] }[];
+}
+
+export function measureQuality(index: SearchIndex, tools: Set<string>, queries: LabelledQuery[]): Quality {
+  const runnable = queries.filter((q) => tools.has(q.tool));
+  let first = 0;
+  let three = 0;
+  const misses: Quality["misses"] = [];
+  for (const q of runnable) {
+    const got = index.search(q.query, { limit: 3 }).map((h) => h.endpoint.toolName);
+    if (got[0] === q.tool) first++;
+    if (got.includes(q.tool)) three++;
+    else misses.push({ query: q.query, expected: q.tool, got });
+  }
+  const ratio = (n: number) => (runnable.length ? n / runnable.length : 0);
+  return { ran: runnable.length, skipped: queries.length - runnable.length, top1: ratio(first), top3: ratio(three), misses };
+}
