@@ -49,7 +49,7 @@ export interface X402Chain {
   /** A funded payer (5 USDC unless told otherwise). */
   payer: PrivateKeyAccount;
   facilitatorUrl: string;
-  /** The X402_* variables that point the service at this chain (docs/access.md). */
+  /** The X402_* variables that point the service at this chain (README, Payment: Configuration). */
   env: Record<string, string>;
   publicClient: PublicClient;
   /** fetch that answers a 402 by paying with the payer and retrying once (the real @x402/fetch client). */
