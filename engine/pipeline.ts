@@ -44,8 +44,9 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   } catch (e) {
     const problem = e instanceof UpstreamError ? upstreamProblem(e) : toProblem(e);
     if (!(e instanceof Problem) && !(e instanceof UpstreamError)) engine.log.error({ err: e, endpoint: endpoint.key }, "call failed");
-    if (!committed) await grant.release(problem);
-    Object.assign(problem.headers, grant.headers, problem.headers);
+    const allowance = (!committed && (await grant.release(problem))) || grant.headers;
+    const own = { ...problem.headers };
+    Object.assign(problem.headers, allowance, own);
     throw problem;
   }
 }

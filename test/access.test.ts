@@ -157,6 +157,7 @@ describe("access and payment", function () {
       const key = await newKey();
       const failed = await getJson(bankRate("2001-01-01"), { "X-API-Key": key });
       assert.equal(failed.status, 502);
+      assert.match(failed.headers.get("ratelimit")!, new RegExp(`"group:bank-of-england";r=${GROUP_ALLOWANCE.key};`), "the failed call's answer shows the allowance untouched");
       const account = await getJson(`${server.url}/account`, { "X-API-Key": key });
       assert.equal(account.body.allowance.find((b: { bucket: string }) => b.bucket === "group:bank-of-england").used, 0);
       assert.deepEqual(account.body.recent_calls.map((c: { outcome: string; paid_by: string }) => `${c.paid_by} ${c.outcome}`), ["allowance error"]);

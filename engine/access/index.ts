@@ -87,7 +87,8 @@ class AccessLayer implements AccessService {
       const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId: key?.id });
       const headers = rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
       if (begun.ok) {
-        return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, await this.store.usage(principal, day)) }));
+        const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
+        return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, await this.store.usage(principal, day)) }), refreshed);
       }
       if (key && key.creditMicro >= priceMicro) {
         const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId: key.id });
@@ -100,7 +101,8 @@ class AccessLayer implements AccessService {
     throw await this.paymentRequired(call, {}, undefined, undefined);
   }
 
-  private grant(paidBy: Grant["paidBy"], callId: string, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>): Grant {
+  private grant(paidBy: Grant["paidBy"], callId: string, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
+    headersAfterRelease?: () => Promise<Record<string, string>>): Grant {
     return {
       paidBy,
       headers,
@@ -108,7 +110,10 @@ class AccessLayer implements AccessService {
         await this.store.finishCall(callId, "ok");
         return { headers: {}, meta: await meta() };
       },
-      release: async (problem) => this.store.finishCall(callId, "error", { detail: `${problem.status} ${problem.code}` }),
+      release: async (problem) => {
+        await this.store.finishCall(callId, "error", { detail: `${problem.status} ${problem.code}` });
+        return headersAfterRelease?.();
+      },
     };
   }
 

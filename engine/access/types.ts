@@ -33,8 +33,8 @@ export interface Grant {
   headers: Record<string, string>;
   /** After a successful call: consume the allowance, debit credit or settle the payment, write the ledger. May throw a Problem (settlement failed). */
   commit(): Promise<Receipt>;
-  /** After a failed call: nothing is charged; the ledger records the outcome. */
-  release(problem: Problem): Promise<void>;
+  /** After a failed call: nothing is charged; the ledger records the outcome. Answers the allowance headers as they now stand. */
+  release(problem: Problem): Promise<Record<string, string> | void>;
 }
 
 export interface Access {
