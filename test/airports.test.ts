@@ -77,7 +77,7 @@ describe("airports", () => {
     });
 
     it("says on every endpoint that the data is not for navigation", async () => {
-      nock(POSTCODES).get("/postcodes/TR18%205EG").reply(200, fixture("datasets/airports/postcodes-io/TR18-5EG.json"));
+      nock(POSTCODES).get("/postcodes/TR18%205EG").reply(200, fixture("postcodes-io/TR18-5EG.json"));
       for (const q of ["airport?code=EGLL", "runways?code=EGLL", "frequencies?code=EGLL", "country?country=GB", "near?postcode=TR185EG",
         "search?q=london", "navaids?code=EGHQ"]) {
         const res = await get(q);

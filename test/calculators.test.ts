@@ -308,7 +308,7 @@ describe("calculators endpoints", () => {
   });
 
   describe("postcode-distance", () => {
-    const TR18 = () => nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("calculators/postcodes-io-TR18-5EG.json"), { "content-type": "application/json" });
+    const TR18 = () => nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("postcodes-io/TR18-5EG.json"), { "content-type": "application/json" });
 
     it("answers 0 km and no bearing for the same postcode twice", async () => {
       TR18();
