@@ -242,6 +242,69 @@ describe("upstream sources", () => {
   });
 });
 
+describe("endpoint formats", () => {
+  let server: Running;
+  before(async () => {
+    const dir = tempDir("pda-endpoints-");
+    const write = (name: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), text);
+    };
+    write("demo/_group.yaml", "title: Demo\ndescription: Formats the engine reads\n");
+    write("demo/filters.yaml", `operation: filters
+summary: Passes free-form filters through
+description: Any further query parameter is an upstream filter.
+price: 0.001
+params:
+  dataset: { type: string, required: true, description: A dataset code. }
+free_form_params: true
+upstream:
+  source: ons
+  path: /datasets/{dataset}
+transform: "{ 'filters': request.filters }"
+examples:
+  - params: { dataset: x }
+`);
+    write("demo/feed.yaml", `operation: feed
+summary: Reads an XML feed
+description: An Atom feed, parsed to JSON before the transform.
+price: 0.001
+upstream:
+  source: ons
+  path: /feed
+  format: xml
+transform: "{ 'title': feed.title, 'entries': [feed.entry.{ 'id': id, 'link': link.\\"@href\\" }] }"
+examples:
+  - params: {}
+`);
+    server = await startTestServer({ access: freeAccess, config: { endpointsDir: dir } });
+  });
+  after(async () => {
+    nock.cleanAll();
+    await server?.close();
+  });
+
+  it("passes undeclared parameters to the upstream query when the file takes free-form filters", async () => {
+    nock(ONS).get("/v1/datasets/prc_hicp").query({ geo: "DE", unit: "RCH_A" }).reply(200, { request: { filters: "geo=DE&unit=RCH_A" } });
+    const res = await getJson(`${server.url}/v1/demo/filters?dataset=prc_hicp&geo=DE&unit=RCH_A`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.filters, "geo=DE&unit=RCH_A");
+  });
+
+  it("reads an XML body, attributes included, before the transform", async () => {
+    const atom = `<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>Latest items</title>
+<entry><id>http://www.legislation.gov.uk/id/ukpga/2025/1</id><link rel="self" href="http://www.legislation.gov.uk/ukpga/2025/1"/></entry>
+<entry><id>http://www.legislation.gov.uk/id/ukpga/2025/2</id><link rel="self" href="http://www.legislation.gov.uk/ukpga/2025/2"/></entry>
+</feed>`;
+    nock(ONS).get("/v1/feed").reply(200, atom, { "content-type": "application/atom+xml" });
+    const res = await getJson(`${server.url}/v1/demo/feed`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.title, "Latest items");
+    assert.deepEqual(res.body.data.entries.map((e: { link: string }) => e.link), ["http://www.legislation.gov.uk/ukpga/2025/1", "http://www.legislation.gov.uk/ukpga/2025/2"]);
+  });
+});
+
 describe("endpoint files at start-up", () => {
   function endpointsWith(files: Record<string, string>): string {
     const dir = tempDir("pda-endpoints-");
