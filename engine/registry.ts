@@ -100,6 +100,19 @@ export interface Registry {
 /** The default daily allowance where neither the group nor the endpoint file sets one. */
 export const DEFAULT_ALLOWANCE = { anonymous: 50, key: 500 };
 
+/**
+ * An operator's override of a bucket's size: ALLOWANCE_<GROUP> or ALLOWANCE_<GROUP>__<OPERATION> (upper case,
+ * hyphens as underscores) = "<without key>/<with key>", e.g. ALLOWANCE_BANK_OF_ENGLAND=200/2000.
+ */
+export function allowanceOverride(env: NodeJS.ProcessEnv, group: string, operation?: string): { anonymous: number; key: number } | undefined {
+  const name = `ALLOWANCE_${group.toUpperCase().replace(/-/g, "_")}${operation ? `__${operation.toUpperCase().replace(/-/g, "_")}` : ""}`;
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
+  if (!m) throw new Error(`${name} must be "<calls a day without a key>/<calls a day with a key>", such as 50/500 (got "${raw}")`);
+  return { anonymous: Number(m[1]), key: Number(m[2]) };
+}
+
 export class RegistryError extends Error {}
 
 function ajvErrors(file: string, errors: ErrorObject[] | null | undefined): string[] {
@@ -184,6 +197,11 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       disclaimers: (g.disclaimers ?? []) as string[],
       endpoints: [],
     };
+    try {
+      group.allowance = allowanceOverride(opts.env ?? process.env, groupName) ?? group.allowance;
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
     groups.set(groupName, group);
 
     for (const fileName of fs.readdirSync(dir).sort()) {
@@ -197,7 +215,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
         continue;
       }
       try {
-        const ep = await compileEndpoint(raw, group, file, opts.rootDir, sources);
+        const ep = await compileEndpoint(raw, group, file, opts.rootDir, sources, opts.env ?? process.env);
         if (`${ep.operation}.yaml` !== fileName && `${ep.operation}.yml` !== fileName) throw new Error(`operation "${ep.operation}" must match the file name`);
         group.endpoints.push(ep);
         endpoints.set(ep.key, ep);
@@ -227,7 +245,7 @@ function parseYaml(file: string, problems: string[], rel: (f: string) => string)
   }
 }
 
-async function compileEndpoint(raw: Record<string, unknown>, group: Group, file: string, rootDir: string, sources: Map<string, Source>): Promise<Endpoint> {
+async function compileEndpoint(raw: Record<string, unknown>, group: Group, file: string, rootDir: string, sources: Map<string, Source>, env: NodeJS.ProcessEnv): Promise<Endpoint> {
   const operation = raw.operation as string;
   const params = (raw.params ?? {}) as Record<string, ParamSpec>;
   const vars = (raw.vars ?? {}) as Record<string, unknown>;
@@ -249,7 +267,9 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
       stepNames.add(step.as);
     }
   }
-  const own = raw.allowance as { anonymous?: number; key?: number; with_group?: boolean } | undefined;
+  const declared = raw.allowance as { anonymous?: number; key?: number; with_group?: boolean } | undefined;
+  const override = allowanceOverride(env, group.name, operation);
+  const own = override ? { ...declared, ...override } : declared;
   const buckets: Bucket[] = [];
   if (group.allowance && own?.with_group !== false) buckets.push({ id: `group:${group.name}`, ...DEFAULT_ALLOWANCE, ...group.allowance });
   if (own) buckets.push({ id: `endpoint:${group.name}/${operation}`, anonymous: own.anonymous ?? DEFAULT_ALLOWANCE.anonymous, key: own.key ?? DEFAULT_ALLOWANCE.key });

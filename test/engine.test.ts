@@ -332,6 +332,15 @@ examples:
     assert.equal(reg.find("test", "thing")?.toolName, "test__thing");
   });
 
+  it("lets an operator resize a group's or an endpoint's free allowance with ALLOWANCE_ variables", async () => {
+    const dir = endpointsWith({ "test/_group.yaml": group, "test/thing.yaml": good });
+    const plain = await loadRegistry({ rootDir: ROOT, endpointsDir: dir, env: {} });
+    assert.deepEqual(plain.find("test", "thing")!.buckets, [{ id: "group:test", anonymous: 50, key: 500 }]);
+    const resized = await loadRegistry({ rootDir: ROOT, endpointsDir: dir, env: { ALLOWANCE_TEST: "7/70", ALLOWANCE_TEST__THING: "1/2" } });
+    assert.deepEqual(resized.find("test", "thing")!.buckets, [{ id: "group:test", anonymous: 7, key: 70 }, { id: "endpoint:test/thing", anonymous: 1, key: 2 }]);
+    await assert.rejects(loadRegistry({ rootDir: ROOT, endpointsDir: dir, env: { ALLOWANCE_TEST: "lots" } }), /ALLOWANCE_TEST must be "<calls a day without a key>\/<calls a day with a key>"/);
+  });
+
   const broken: [string, string, RegExp][] = [
     ["a price that is not a number", good.replace("0.001", "cheap"), /test\/thing\.yaml: \/price must be number/],
     ["an unknown field", good + "colour: red\n", /test\/thing\.yaml: \(top level\) must NOT have additional properties "colour"/],
