@@ -58,17 +58,31 @@ export default async function engineBench(): Promise<void> {
   bareApp.get("/v1/bank-of-england/bank-rate", (_req, res) => void res.type("application/json").send(body));
   const bare = await listen(bareApp);
 
+  // The same call through the real access layer: a free key whose allowance is reserved and committed (with a
+  // ledger row) in the SQLite store on every call; the allowance is made large enough for the whole run.
+  const keyed = await startServer({
+    env: { ...env, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pda-bench-")), UPSTREAM_BANK_OF_ENGLAND: upstream.url, ALLOWANCE_BANK_OF_ENGLAND: "0/100000000" },
+    port: 0, host: "127.0.0.1",
+  });
+  const key = ((await (await fetch(`${keyed.url}/free`, { method: "POST" })).json()) as { key: string }).key;
+  const keyedUrl = `${keyed.url}/v1/bank-of-england/bank-rate?from=2025-08-01`;
+  if ((await fetch(keyedUrl, { headers: { "X-API-Key": key } })).status !== 200) throw new Error("warm-up call with a key failed");
+
   const bareResult = await load(`${bare.url}/v1/bank-of-england/bank-rate?from=2025-08-01`);
   const engineResult = await load(url);
+  const keyedResult = await autocannon({ url: keyedUrl, connections: CONNECTIONS, duration: DURATION_S, headers: { "X-API-Key": key } });
   const row = (name: string, r: autocannon.Result) =>
     console.log(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   errors ${r.errors + r.non2xx}`);
   console.log(`GET /v1/bank-of-england/bank-rate (cached), ${CONNECTIONS} connections, ${DURATION_S} s each:`);
   row("bare Express", bareResult);
   row("engine (cached)", engineResult);
+  row("engine + free key", keyedResult);
   const ratio = engineResult.requests.average / bareResult.requests.average;
   console.log(`engine / bare throughput: ${ratio.toFixed(2)} (aim: at least 0.5); engine p99 ${engineResult.latency.p99} ms (aim: under 5 ms)`);
+  console.log(`with a free key, each call also reserves and commits its allowance in SQLite: ${(keyedResult.requests.average / bareResult.requests.average).toFixed(2)} of bare, p99 ${keyedResult.latency.p99} ms`);
 
   bare.close();
   upstream.close();
   await running.close();
+  await keyed.close();
 }

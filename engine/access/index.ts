@@ -85,10 +85,12 @@ class AccessLayer implements AccessService {
     const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: key ? b.key : b.anonymous })) : [];
     if (principal) {
       const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId: key?.id });
-      const headers = rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
+      const used = await this.store.usage(principal, day);
+      const headers = rateLimitHeaders(claims, used, secondsLeft);
       if (begun.ok) {
+        // The reservation already counted this call, so `used` is what a successful call leaves.
         const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
-        return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, await this.store.usage(principal, day)) }), refreshed);
+        return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
       }
       if (key && key.creditMicro >= priceMicro) {
         const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId: key.id });
