@@ -277,6 +277,30 @@ transform: "{ 'title': feed.title, 'entries': [feed.entry.{ 'id': id, 'link': li
 examples:
   - params: {}
 `);
+    write("demo/near.yaml", `operation: near
+summary: Things near a UK postcode
+description: A postcode located with postcodes.io, then an upstream that takes a latitude and longitude.
+price: 0.001
+params:
+  postcode: { type: string, format: uk-postcode, required: true, description: A UK postcode. }
+  page: { type: integer, default: 1, minimum: 1, maximum: 50, description: Page of results. }
+upstream:
+  - as: place
+    source: postcodes-io
+    path: /postcodes/{postcode}
+    statuses:
+      "404": { status: 404, param: postcode, detail: "No such postcode: {postcode}." }
+  - as: things
+    source: fsa
+    path: /things
+    query:
+      lat: "{= $steps.place.result.latitude }"
+      lng: "{= $steps.place.result.longitude }"
+      pageNumber: "{page}"
+transform: "{ 'postcode': place.result.postcode, 'count': $count(things.items) }"
+examples:
+  - params: { postcode: TR18 5EG }
+`);
     server = await startTestServer({ access: freeAccess, config: { endpointsDir: dir } });
   });
   after(async () => {
@@ -289,6 +313,20 @@ examples:
     const res = await getJson(`${server.url}/v1/demo/filters?dataset=prc_hicp&geo=DE&unit=RCH_A`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.filters, "geo=DE&unit=RCH_A");
+  });
+
+  it("takes a postcode input in YAML alone: locate it, then query by latitude and longitude", async () => {
+    nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("postcodes-io/TR18-5EG.json"));
+    const things = nock("https://data.food.gov.uk").get("/things").query({ lat: "50.101832", lng: "-5.549482", pageNumber: "2" }).reply(200, { items: [1, 2, 3] });
+    const res = await getJson(`${server.url}/v1/demo/near?postcode=tr185eg&page=2`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data, { postcode: "TR18 5EG", count: 3 });
+    assert.ok(things.isDone());
+    nock("https://api.postcodes.io").get("/postcodes/ZZ1%201ZZ").reply(404, { status: 404, error: "Postcode not found" });
+    const missing = await getJson(`${server.url}/v1/demo/near?postcode=ZZ1%201ZZ`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.param, "postcode");
+    assert.equal(missing.body.detail, "No such postcode: ZZ1 1ZZ.");
   });
 
   it("reads an XML body, attributes included, before the transform", async () => {
