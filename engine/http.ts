@@ -30,7 +30,15 @@ export function createHttpApp(engine: Engine): Express {
 
   const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
   const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
-  app.get("/health", (_req, res) => void res.json({ status: "ok", endpoints: engine.registry.endpoints.size }));
+  app.get("/health", (_req, res) => {
+    const datasets = engine.datasets.status().map((d) => ({
+      name: d.name,
+      loaded: Boolean(d.version),
+      ...(d.version ? { version: d.version.version, loaded_at: d.version.loaded_at, counts: d.version.counts } : {}),
+      ...(d.last_failure ? { last_failure: d.last_failure } : {}),
+    }));
+    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets });
+  });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
 

@@ -157,10 +157,18 @@ describe("engine", () => {
     assert.equal(res.body.meta.price_usd, 0.002);
   });
 
-  it("GET /health answers 200", async () => {
-    const res = await getJson(`${server.url}/health`);
-    assert.equal(res.status, 200);
-    assert.equal(res.body.status, "ok");
+  it("GET /health answers 200 and says which local datasets are loaded", async () => {
+    const before = await getJson(`${server.url}/health`);
+    assert.equal(before.status, 200);
+    assert.equal(before.body.status, "ok");
+    assert.equal(before.body.endpoints, server.engine.registry.endpoints.size);
+    assert.deepEqual(before.body.datasets.find((d: { name: string }) => d.name === "imei-tac"), { name: "imei-tac", loaded: false });
+    await server.engine.datasets.loadTestDatasets!(["imei-tac"]);
+    const after = await getJson(`${server.url}/health`);
+    const tac = after.body.datasets.find((d: { name: string }) => d.name === "imei-tac");
+    assert.equal(tac.loaded, true);
+    assert.ok(tac.counts.tacs > 0);
+    assert.ok(Date.parse(tac.loaded_at) > Date.now() - 60_000);
   });
 
   it("GET / lists every group and endpoint with price, parameters and an example call", async () => {
