@@ -98,6 +98,11 @@ export class SqlStore implements Store {
   }
 
   async finishCall(callId: string, outcome: "ok" | "error", p: { detail?: string; paymentTx?: string } = {}): Promise<void> {
+    if (outcome === "ok" && p.paymentTx === undefined) {
+      // Allowance and credit calls: the charge was taken at beginCall; only the outcome is left to write.
+      await this.db.run("UPDATE calls SET outcome = 'ok', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [Date.now(), p.detail, callId]);
+      return;
+    }
     if (outcome === "ok") {
       await this.db.tx(async (t) => {
         await t.run("UPDATE calls SET outcome = 'ok', finished_at = ?, payment_tx = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [Date.now(), p.paymentTx, p.detail, callId]);
