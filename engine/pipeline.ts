@@ -80,6 +80,7 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
 async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, sources: Provenance[]): Promise<unknown> {
   if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, sources);
+  const used = new Set<string>();
   const ctx: PluginContext = {
     params,
     extra,
@@ -91,6 +92,12 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
       return body;
     },
     record: (p) => sources.push(p),
+    dataset: (name) => {
+      const handle = engine.datasets.use(name);
+      if (!used.has(name)) sources.push(engine.datasets.provenance(handle));
+      used.add(name);
+      return handle as never;
+    },
     datasets: engine.datasets,
     log: engine.log,
   };

@@ -3,6 +3,7 @@ import type { ParamValues } from "./params.ts";
 import type { Provenance, UpstreamRequest } from "./upstream.ts";
 import type { Endpoint } from "./registry.ts";
 import type { Datasets } from "./datasets/index.ts";
+import type { DatasetHandle } from "./datasets/types.ts";
 import type { Logger } from "./log.ts";
 
 export interface PluginContext {
@@ -15,6 +16,8 @@ export interface PluginContext {
   fetch(req: UpstreamRequest): Promise<unknown>;
   /** Records where data came from when it is not an upstream call (a local dataset, a computation). */
   record(p: Provenance): void;
+  /** A local dataset's current version (503 dataset_not_loaded until it is loaded); its source goes once into the answer's meta.sources. */
+  dataset<Index = unknown>(name: string): DatasetHandle<Index>;
   datasets: Datasets;
   log: Logger;
 }

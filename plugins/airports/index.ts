@@ -10,9 +10,7 @@ import type { AirportQueries, AirportRow, FrequencyRow, NavaidRow, RunwayRow } f
 
 /** Opens the dataset (503 when it was never loaded) and records it as the answer's source. */
 function dataset(ctx: PluginContext): DatasetHandle<AirportQueries> {
-  const h = ctx.datasets.use<AirportQueries>("airports");
-  ctx.record(ctx.datasets.provenance(h));
-  return h;
+  return ctx.dataset<AirportQueries>("airports");
 }
 
 function findAirport(q: AirportQueries, code: string): AirportRow {

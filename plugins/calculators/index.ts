@@ -15,8 +15,7 @@ import type { RatesIndex } from "../datasets/ecb-rates.ts";
 /** The published GOV.UK list when it is loaded; the standing rules alone otherwise (said in the answer). */
 function holidayCalendar(ctx: PluginContext, nation: Nation): { calendar: HolidayCalendar; loaded: boolean } {
   try {
-    const handle = ctx.datasets.use<HolidayIndex>("uk-bank-holidays");
-    ctx.record(ctx.datasets.provenance(handle));
+    const handle = ctx.dataset<HolidayIndex>("uk-bank-holidays");
     return { calendar: handle.index[nation], loaded: true };
   } catch (e) {
     if (!(e instanceof Problem) || e.code !== "dataset_not_loaded") throw e;
@@ -107,8 +106,7 @@ const WINDOW_DAYS = 90;
 const MAX_CLOSED_DAYS = 4;
 
 export function currencyConvert(ctx: PluginContext) {
-  const handle = ctx.datasets.use<RatesIndex>("ecb-rates");
-  ctx.record(ctx.datasets.provenance(handle));
+  const handle = ctx.dataset<RatesIndex>("ecb-rates");
   const { days } = handle.index;
   const today = clock.today();
   const from = ctx.params.from as string;

@@ -12,9 +12,7 @@ function parsed(raw: string, param: string, label = param): ParsedImei {
 }
 
 function tacDatabase(ctx: PluginContext): TacIndex {
-  const handle = ctx.datasets.use<TacIndex>("imei-tac");
-  ctx.record(ctx.datasets.provenance(handle));
-  return handle.index;
+  return ctx.dataset<TacIndex>("imei-tac").index;
 }
 
 function device(found: Device | undefined) {
@@ -54,8 +52,7 @@ export function batch(ctx: PluginContext) {
 }
 
 export function coverage(ctx: PluginContext) {
-  const handle = ctx.datasets.use<TacIndex>("imei-tac");
-  ctx.record(ctx.datasets.provenance(handle));
+  const handle = ctx.dataset<TacIndex>("imei-tac");
   const v = handle.version;
   return {
     ...handle.index.coverage,

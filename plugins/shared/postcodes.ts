@@ -24,9 +24,6 @@ interface PostcodesIoResult {
   codes?: { admin_district?: string };
 }
 
-/** Calls whose answer already lists the local dataset among its sources. */
-const recorded = new WeakSet<PluginContext>();
-
 /** The local dataset's index, or undefined when it is not loaded on this server. */
 function localPostcodes(ctx: PluginContext) {
   try {
@@ -43,8 +40,7 @@ export async function resolvePostcode(ctx: PluginContext, param: string): Promis
   const local = localPostcodes(ctx);
   const hit = local?.index.lookup(postcode);
   if (local && hit) {
-    if (!recorded.has(ctx)) ctx.record(ctx.datasets.provenance(local));
-    recorded.add(ctx);
+    ctx.dataset("gb-postcodes"); // records the local copy as a source, once per call
     return { postcode: hit.postcode, latitude: hit.latitude, longitude: hit.longitude, country: hit.country, district_code: hit.district_code, located_by: "gb-postcodes" };
   }
   let body: { result?: PostcodesIoResult };
