@@ -26,6 +26,12 @@ function serve(env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(path.join(ROOT, "node_modules", ".bin", "node"), ["engine/cli.ts", "serve"], { cwd: ROOT, env, stdio: "ignore" });
 }
 
+/** Resolves when the child has exited, also when it exited before this was called. */
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => child.once("exit", () => r()));
+}
+
 async function waitHealthy(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
@@ -102,7 +108,7 @@ describe("a crash during load", function () {
       }
     };
     await Promise.all(Array.from({ length: 12 }, worker));
-    await new Promise((r) => first.once("exit", r));
+    await exited(first);
     assert.ok(seen.A.lost + seen.B.lost > 0, "some calls were in flight at the kill");
 
     // Restart: the calls the kill interrupted are given back at start-up.
@@ -110,7 +116,7 @@ describe("a crash during load", function () {
     children.push(second);
     await waitHealthy(url);
     second.kill("SIGTERM");
-    await new Promise((r) => second.once("exit", r));
+    await exited(second);
 
     const after = await openStore({ dataDir });
     const day = utcDay().day;
