@@ -1,10 +1,9 @@
-// search_apis quality and speed on bench/search-queries.json: top-1 and top-3 accuracy over the queries whose
+// search_apis quality and speed on bench/search-queries/<group>.json: top-1 and top-3 accuracy over the queries whose
 // tool exists, then index build time and search latency.
-import fs from "node:fs";
 import path from "node:path";
 import { loadRegistry } from "../engine/registry.ts";
 import { createSearchIndex } from "../engine/search/index.ts";
-import { measureQuality, type LabelledQuery } from "../engine/search/quality.ts";
+import { measureQuality, readLabelledQueries } from "../engine/search/quality.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
@@ -13,7 +12,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export default async function searchBench(): Promise<void> {
   const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
-  const { queries } = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "search-queries.json"), "utf8")) as { queries: LabelledQuery[] };
+  const queries = readLabelledQueries(path.join(import.meta.dirname, "search-queries"));
   const endpoints = [...registry.endpoints.values()];
 
   let t0 = performance.now();

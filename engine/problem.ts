@@ -14,6 +14,7 @@ export const PROBLEM_TITLES: Record<string, string> = {
   upstream_timeout: "The upstream source did not answer in time",
   upstream_bad_response: "The upstream source answered with something unreadable",
   dataset_not_loaded: "The local dataset has not been loaded yet",
+  upstream_credentials_missing: "The server lacks a credential this upstream needs",
   internal_error: "Internal error",
   payments_unavailable: "Payments cannot be taken right now",
   key_limit_reached: "No more free keys for this address today",

@@ -37,10 +37,24 @@ export interface Step {
   precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string };
 }
 
+/** A recorded upstream answer, and what the request for it must look like. */
+export interface Fixture {
+  source: string;
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  method?: "GET" | "POST";
+  body?: unknown;
+  file: string;
+  status?: number;
+  content_type?: string;
+  reply_headers?: Record<string, string>;
+}
+
 export interface Example {
   title?: string;
   params: Record<string, unknown>;
-  fixtures?: { source: string; path: string; query?: Record<string, string>; file: string; status?: number; content_type?: string }[];
+  fixtures?: Fixture[];
   datasets?: string[];
   status?: number;
   expect?: Record<string, unknown>;

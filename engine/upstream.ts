@@ -135,8 +135,9 @@ export class UpstreamClient {
     const source = this.source(req.source);
     const env = this.opts.env ?? process.env;
     if (source.auth && !source.auth.optional && !env[source.auth.env]) {
-      throw new Problem({ status: 503, code: "upstream_not_configured", title: "This upstream is not configured",
-        detail: `The ${source.name} source needs the ${source.auth.env} environment variable on the server; the call was not charged.` });
+      throw new Problem({ status: 503, code: "upstream_credentials_missing",
+        detail: `The ${source.name} source needs a credential the server does not have: set ${source.auth.env}. The call was not charged.`,
+        extra: { upstream: source.name, variable: source.auth.env } });
     }
     const auth = authFor(source, env);
     const url = new URL(publicUrl);

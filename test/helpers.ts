@@ -60,13 +60,19 @@ export function useTestServer(opts: EngineOptions & { env?: NodeJS.ProcessEnv },
 
 const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "application/json", xml: "application/xml", html: "text/html", txt: "text/plain" };
 
-/** Replays an example's recorded upstream responses. */
+/**
+ * Replays an example's recorded upstream responses. A fixture that states its request (query, headers, method,
+ * body) matches only that request: a request that differs reaches no recording and fails the example.
+ */
 export function mockExample(registry: Registry, example: Example): nock.Scope[] {
   return (example.fixtures ?? []).map((f) => {
     const source = registry.sources.get(f.source);
     if (!source) throw new Error(`fixture names unknown source ${f.source}`);
     const type = f.content_type ?? FORMAT_TYPES[path.extname(f.file).slice(1)] ?? "application/octet-stream";
-    return nock(source.base_url).get(f.path).query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type });
+    const scope = nock(source.base_url);
+    for (const [name, value] of Object.entries(f.headers ?? {})) scope.matchHeader(name, value);
+    const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : scope.get(f.path);
+    return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type, ...f.reply_headers });
   });
 }
 

@@ -1,11 +1,10 @@
 // The search_apis ranking on the real endpoint files: what an agent types finds the right endpoint, and the
-// labelled query set (bench/search-queries.json) stays above a quality floor, so a ranking regression fails here.
+// labelled query set (bench/search-queries/<group>.json) stays above a quality floor, so a ranking regression fails here.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { loadRegistry } from "../engine/registry.ts";
 import { createSearchIndex } from "../engine/search/index.ts";
-import { measureQuality, type LabelledQuery } from "../engine/search/quality.ts";
+import { measureQuality, readLabelledQueries } from "../engine/search/quality.ts";
 import { terms } from "../engine/search/text.ts";
 import { ROOT } from "./helpers.ts";
 
@@ -61,7 +60,7 @@ describe("search index", () => {
   });
 
   describe("quality on the labelled query set", () => {
-    const { queries } = JSON.parse(fs.readFileSync(path.join(ROOT, "bench", "search-queries.json"), "utf8")) as { queries: LabelledQuery[] };
+    const queries = readLabelledQueries(path.join(ROOT, "bench", "search-queries"));
 
     it("has at least 100 queries for endpoints that exist, each naming a tool of the specification's form", () => {
       for (const q of queries) assert.match(q.tool, /^[a-z0-9-]+__[a-z0-9-]+$/, q.query);

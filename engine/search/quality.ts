@@ -1,5 +1,7 @@
 // Search quality over a set of labelled queries: how often the expected tool comes first, or in the first three.
 // Queries whose tool is not among the endpoints are skipped and counted, so the set can run ahead of the files.
+import fs from "node:fs";
+import path from "node:path";
 import type { SearchIndex } from "./index.ts";
 
 export interface LabelledQuery {
@@ -29,4 +31,13 @@ export function measureQuality(index: SearchIndex, tools: Set<string>, queries: 
   }
   const ratio = (n: number) => (runnable.length ? n / runnable.length : 0);
   return { ran: runnable.length, skipped: queries.length - runnable.length, top1: ratio(first), top3: ratio(three), misses };
+}
+
+/**
+ * The labelled queries: one file a group, bench/search-queries/<group>.json, each a JSON array of
+ * { query, tool }, written in agents' own words (not copied from the endpoint files).
+ */
+export function readLabelledQueries(dir: string): LabelledQuery[] {
+  return fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort()
+    .flatMap((f) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as LabelledQuery[]);
 }
