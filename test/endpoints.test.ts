@@ -20,7 +20,10 @@ describe("every endpoint file", () => {
     if (loadError) throw loadError;
   });
   let server: Running;
-  useTestServer({ access: freeAccess }, (s) => (server = s));
+  // Every credential a source names is set to a stand-in ("test-<variable>"), so examples can state the request
+  // headers and query the credential becomes; a test of a missing credential starts its own server.
+  const credentials = Object.fromEntries([...(registry?.sources.values() ?? [])].flatMap((s) => (s.auth ? [[s.auth.env, `test-${s.auth.env.toLowerCase()}`]] : [])));
+  useTestServer({ access: freeAccess, env: credentials }, (s) => (server = s));
 
   for (const endpoint of registry?.endpoints.values() ?? []) {
     describe(endpoint.key, () => {
