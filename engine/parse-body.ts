@@ -1,6 +1,7 @@
 // Upstream bodies to JSON before the transform: CSV rows become objects (or arrays), XML becomes a tree.
 import { parse as parseCsv } from "csv-parse/sync";
 import { XMLParser } from "fast-xml-parser";
+import { Worker } from "node:worker_threads";
 
 export type BodyFormat = "json" | "csv" | "xml" | "text";
 export interface CsvOptions { header?: boolean; skip_lines?: number; delimiter?: string }
@@ -29,4 +30,43 @@ export function parseBody(text: string, format: BodyFormat, csv: CsvOptions = {}
     case "text":
       return text;
   }
+}
+
+/** Bodies above this size are parsed in a worker thread. */
+export const OFF_THREAD_BYTES = 256 * 1024;
+
+let worker: Worker | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+/** parseBody, on a worker thread for large bodies (JSON stays here: JSON.parse is fast and its result cheap to keep). */
+export function parseBodyOffThread(text: string, format: BodyFormat, csv?: CsvOptions): Promise<unknown> {
+  if (text.length < OFF_THREAD_BYTES || format === "json" || format === "text") {
+    try {
+      return Promise.resolve(parseBody(text, format, csv));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  if (!worker) {
+    worker = new Worker(new URL("./parse-worker.ts", import.meta.url));
+    worker.on("message", (m: { id: number; body?: unknown; error?: string }) => {
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (!waiting.size) worker?.unref();
+      if (m.error !== undefined) w?.reject(new Error(m.error));
+      else w?.resolve(m.body);
+    });
+    worker.on("error", (e) => {
+      for (const w of waiting.values()) w.reject(e);
+      waiting.clear();
+      worker = undefined;
+    });
+  }
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    worker!.ref();
+    worker!.postMessage({ id, text, format, csv });
+  });
 }
