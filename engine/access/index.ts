@@ -36,19 +36,20 @@ export const isAccessService = (a: Access): a is AccessService => "store" in a &
 
 export async function createAccess(deps: AccessDeps): Promise<AccessService> {
   const settings = accessSettings(deps.config, deps.env);
-  const store = await openStore({ dataDir: deps.config.dataDir, databaseUrl: deps.config.databaseUrl, schema: settings.databaseSchema });
-  const recovered = await store.recoverInterrupted(Date.now() - settings.pendingStaleMs);
+  const store = await openStore({ dataDir: deps.config.dataDir, databaseUrl: deps.config.databaseUrl, schema: settings.databaseSchema, leaseMs: settings.leaseMs });
+  // SQLite serves one process, so whatever another instance left pending died with it; PostgreSQL instances
+  // give back only the calls of instances whose lease ran out, never a live one's.
+  const recovered = await store.recoverInterrupted({ othersGone: !settings.shared });
   if (recovered) deps.log.warn({ calls: recovered }, "gave back the charges of calls interrupted by a stop");
   if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
   const payments = new Payments(settings.x402, deps.log);
   const layer = new AccessLayer(deps, settings, store, payments);
-  // Several instances (PostgreSQL): one that died does not restart to give its calls back, so the others sweep.
-  if (settings.pendingStaleMs > 0) {
+  if (settings.shared) {
     const sweep = setInterval(() => {
-      store.recoverInterrupted(Date.now() - settings.pendingStaleMs)
+      store.recoverInterrupted()
         .then((n) => n && deps.log.warn({ calls: n }, "gave back the charges of calls interrupted by a stopped instance"))
         .catch((err) => deps.log.error({ err }, "sweep of interrupted calls failed"));
-    }, Math.min(settings.pendingStaleMs, 300_000));
+    }, Math.min(settings.leaseMs, 300_000));
     sweep.unref();
     layer.onClose(() => clearInterval(sweep));
   }

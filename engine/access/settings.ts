@@ -30,8 +30,13 @@ export interface StripeSettings {
 export interface AccessSettings {
   baseUrl: string;
   freeKeysPerDay: number;
-  /** Calls still pending this long after they began are taken as interrupted by a crash, and given back at start-up. */
-  pendingStaleMs: number;
+  /**
+   * An instance's lease: it renews it every third of this; an instance silent this long is taken as gone, and its
+   * pending calls are given back by the others (PostgreSQL) or at the next start (SQLite).
+   */
+  leaseMs: number;
+  /** Several instances share the store (PostgreSQL): they sweep for each other's interrupted calls. */
+  shared: boolean;
   databaseSchema?: string;
   x402: X402Settings;
   stripe: StripeSettings;
@@ -47,8 +52,8 @@ export function accessSettings(config: Config, env: NodeJS.ProcessEnv): AccessSe
   return {
     baseUrl: config.baseUrl,
     freeKeysPerDay: num(env.FREE_KEYS_PER_DAY, 5),
-    // SQLite serves one process, so anything pending at start-up died with the last one; PostgreSQL instances wait.
-    pendingStaleMs: num(env.PENDING_STALE_SECONDS, config.databaseUrl ? 600 : 0) * 1000,
+    leaseMs: Math.max(1, num(env.PENDING_STALE_SECONDS, 60)) * 1000,
+    shared: Boolean(config.databaseUrl),
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     x402: {
       network,

@@ -2,7 +2,12 @@
 // Two implementations of one interface: SQLite (default) and PostgreSQL (DATABASE_URL); see engine/store/index.ts.
 
 export type PaidBy = "allowance" | "credit" | "x402";
-export type Outcome = "pending" | "ok" | "error" | "interrupted";
+/**
+ * pending -> ok | error (nothing charged) | interrupted (its instance stopped: given back) | settlement_unknown (x402:
+ * the facilitator's answer was lost and the chain could not tell). interrupted -> ok when the call finishes after all
+ * (charged again), or uncharged when its credit no longer covers it. settlement_unknown -> ok | error by reconcile.
+ */
+export type Outcome = "pending" | "ok" | "error" | "interrupted" | "settlement_unknown" | "uncharged";
 
 export interface KeyRecord {
   id: string;
@@ -69,8 +74,12 @@ export interface Store {
   beginCall(p: BeginCall): Promise<BeginResult>;
   /** ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce). */
   finishCall(callId: string, outcome: "ok" | "error", p?: { detail?: string; paymentTx?: string }): Promise<void>;
-  /** Gives back the reservations of calls still pending since before `before` (their process died); answers how many. */
-  recoverInterrupted(before: number): Promise<number>;
+  /**
+   * Gives back the reservations of pending calls whose instance is gone or let its lease run out (never this
+   * instance's own, never a live one's); with othersGone, of every other instance (SQLite at start-up: one process
+   * serves the file). Answers how many. Safe to run on several instances at once: each call is given back once.
+   */
+  recoverInterrupted(opts?: { othersGone?: boolean }): Promise<number>;
 
   /** Claims an x402 payment nonce; false when it is in flight or was used (a replay). */
   claimNonce(ref: string): Promise<boolean>;
