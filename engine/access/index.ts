@@ -156,15 +156,25 @@ class AccessLayer implements AccessService {
       headers: {},
       commit: async (): Promise<Receipt> => {
         const settled = await this.payments.settle(payment, requirements);
-        const response = encodePaymentResponseHeader(settled);
-        if (!settled.success) {
-          await this.store.finishCall(callId, "error", { detail: `settlement failed: ${settled.errorReason}` });
-          const problem = this.paymentInvalid(call, settled.errorReason ?? "settlement_failed", `The payment was verified but could not be settled (${settled.errorReason}); the result is withheld and nothing was charged.`);
-          problem.headers["PAYMENT-RESPONSE"] = response;
-          throw problem;
+        const response = encodePaymentResponseHeader(settled.response);
+        if (settled.state === "settled") {
+          await this.store.finishCall(callId, "ok", { paymentTx: settled.response.transaction });
+          return { headers: { "PAYMENT-RESPONSE": response }, meta: { payment_response: settled.response } };
         }
-        await this.store.finishCall(callId, "ok", { paymentTx: settled.transaction });
-        return { headers: { "PAYMENT-RESPONSE": response }, meta: { payment_response: settled } };
+        if (settled.state === "unknown") {
+          await this.store.settlementUnknown(callId, JSON.stringify({ payment, requirements }));
+          throw new Problem({
+            status: 502,
+            code: "settlement_unknown",
+            detail: "The payment was sent for settlement but the facilitator's answer was lost, and whether it settled cannot be told yet. It may have been charged: do not pay again for this call. The operator reconciles it against the chain; the result is withheld.",
+            headers: { "PAYMENT-RESPONSE": response, "Cache-Control": "no-store" },
+            extra: { payment_response: settled.response },
+          });
+        }
+        await this.store.finishCall(callId, "error", { detail: `settlement failed: ${settled.response.errorReason}` });
+        const problem = this.paymentInvalid(call, settled.response.errorReason!, `The payment was verified but could not be settled (${settled.response.errorReason}); the result is withheld and nothing was charged.`);
+        problem.headers["PAYMENT-RESPONSE"] = response;
+        throw problem;
       },
       release: async (problem) => this.store.finishCall(callId, "error", { detail: `${problem.status} ${problem.code}` }),
     };

@@ -15,6 +15,8 @@ export interface X402Settings {
   /** Where payments go; without it the service cannot ask for payment (402s say so). */
   payTo?: string;
   facilitatorUrl: string;
+  /** A JSON-RPC URL of the network: settlements whose answer was lost are checked on chain through it. */
+  rpcUrl?: string;
   maxTimeoutSeconds: number;
 }
 
@@ -62,6 +64,7 @@ export function accessSettings(config: Config, env: NodeJS.ProcessEnv): AccessSe
       assetVersion: env.X402_ASSET_VERSION || usdc?.version || "2",
       payTo: env.X402_PAY_TO || undefined,
       facilitatorUrl: env.X402_FACILITATOR_URL || "https://x402.org/facilitator",
+      rpcUrl: env.X402_RPC_URL || undefined,
       maxTimeoutSeconds: num(env.X402_MAX_TIMEOUT_SECONDS, 60),
     },
     stripe: {

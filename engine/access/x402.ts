@@ -10,6 +10,7 @@ import { Problem } from "../problem.ts";
 import type { Endpoint } from "../registry.ts";
 import type { Logger } from "../log.ts";
 import type { X402Settings } from "./settings.ts";
+import { SettlementCheck, authorizationOf } from "./settlement-check.ts";
 
 export { encodePaymentRequiredHeader, encodePaymentResponseHeader };
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };
@@ -20,7 +21,7 @@ export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleRespon
  * text, calldata or addresses a facilitator may put in it (those go to the log).
  */
 export function reasonCode(reason: string | undefined, fallback: string): string {
-  return reason && /^[a-z0-9_]{1,80}$/i.test(reason) ? reason : fallback;
+  return /^([a-z][a-z0-9_]{2,79})(?=$|[:\s])/i.exec(reason ?? "")?.[1] ?? fallback;
 }
 
 const facilitatorDown = () =>
@@ -34,12 +35,15 @@ export class Payments {
   private readonly server: x402ResourceServer;
   private ready?: Promise<void>;
   private readonly requirements = new Map<string, PaymentRequirements[]>();
+  readonly check: SettlementCheck;
 
   constructor(settings: X402Settings, log: Logger) {
     this.settings = settings;
     this.log = log;
-    this.server = new x402ResourceServer(new HTTPFacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: 30_000 }));
+    const facilitator = new HTTPFacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: 30_000 });
+    this.server = new x402ResourceServer(facilitator);
     this.server.register(settings.network as `${string}:${string}`, new ExactEvmScheme());
+    this.check = new SettlementCheck({ rpcUrl: settings.rpcUrl, facilitator, log });
   }
 
   /** Without a pay-to address the service cannot ask for x402 payments (its 402s offer a free key and credit). */
@@ -127,13 +131,39 @@ export class Payments {
     }
   }
 
-  async settle(payment: PaymentPayload, req: PaymentRequirements): Promise<SettleResponse> {
+  /**
+   * Settles after the call succeeded. A failure or a lost answer is checked against the chain before anything is
+   * said: the payer is told "nothing was charged" only when that is known.
+   */
+  async settle(payment: PaymentPayload, req: PaymentRequirements): Promise<Settlement> {
+    let failure: { reason: string; definite: boolean };
     try {
-      return await this.server.settlePayment(payment, req);
+      const r = await this.server.settlePayment(payment, req);
+      if (r.success) return { state: "settled", response: clientSettlement(r) };
+      this.log.warn({ reason: r.errorReason, message: r.errorMessage }, "x402 settlement failed");
+      failure = { reason: reasonCode(r.errorReason, "settlement_failed"), definite: true };
     } catch (e) {
-      const err = e as { errorReason?: string; transaction?: string; payer?: string; message?: string };
-      this.log.warn({ reason: err.errorReason, message: err.message?.slice(0, 300) }, "x402 settlement failed");
-      return { success: false, errorReason: err.errorReason ?? "unexpected_settle_error", transaction: err.transaction ?? "", network: req.network, payer: err.payer };
+      const err = e as { errorReason?: string; errorMessage?: string; message?: string };
+      this.log.warn({ reason: err.errorReason, message: err.errorMessage ?? err.message }, "x402 settlement failed or its answer was lost");
+      // A facilitator's own failure answer (SettleError) is definite; a timeout or a dropped connection is not.
+      failure = { reason: reasonCode(err.errorReason, "unexpected_settle_error"), definite: Boolean(err.errorReason) };
     }
+    const chain = await this.check.check(payment, req);
+    const payer = authorizationOf(payment)?.from;
+    if (chain?.used) {
+      this.log.warn({ transaction: chain.transaction, payer }, "x402 settlement found on chain after a failed or lost answer");
+      return { state: "settled", response: { success: true, transaction: chain.transaction, network: req.network, payer } };
+    }
+    // Unused now is final when the facilitator itself said it failed, or when the authorization can no longer be used.
+    const expired = (authorizationOf(payment)?.validBefore ?? 0) * 1000 < Date.now();
+    const failed = chain?.used === false && (failure.definite || expired);
+    return { state: failed ? "failed" : "unknown", response: { success: false, errorReason: failed ? failure.reason : "settlement_unknown", transaction: "", network: req.network, payer } };
   }
+}
+
+/** The outcome of a settlement as the client sees it: the spec's fields only, never a facilitator's free text. */
+export type Settlement = { state: "settled" | "failed" | "unknown"; response: SettleResponse };
+
+function clientSettlement(r: SettleResponse): SettleResponse {
+  return { success: r.success, transaction: r.transaction, network: r.network, ...(r.payer ? { payer: r.payer } : {}), ...(r.amount ? { amount: r.amount } : {}) };
 }

@@ -136,7 +136,7 @@ export class SqlStore implements Store {
       return;
     }
     await this.db.tx(async (t) => {
-      const rows = await t.all("UPDATE calls SET outcome = 'error', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'pending' RETURNING *", [now, p.detail?.slice(0, 500), callId]);
+      const rows = await t.all("UPDATE calls SET outcome = 'error', finished_at = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'settlement_unknown') RETURNING *", [now, p.detail?.slice(0, 500), callId]);
       for (const row of rows) await this.giveBack(t, row, true);
     });
   }
@@ -191,6 +191,16 @@ export class SqlStore implements Store {
       await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), row.key_id, Date.now(), row.price_micro, "refund", null, row.id, `${row.outcome}: ${row.endpoint}`]);
     }
     if (row.payment_ref && releaseNonce) await t.run("DELETE FROM payment_nonces WHERE id = ?", [row.payment_ref]);
+  }
+
+  async settlementUnknown(callId: string, payment: string): Promise<void> {
+    await this.db.run("UPDATE calls SET outcome = 'settlement_unknown', finished_at = ?, payment_payload = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'interrupted')",
+      [Date.now(), payment, "the facilitator's settlement answer was lost; to reconcile against the chain", callId]);
+  }
+
+  async unknownSettlements(): Promise<{ callId: string; payment: string }[]> {
+    const rows = await this.db.all<{ id: string; payment_payload: string }>("SELECT id, payment_payload FROM calls WHERE outcome = 'settlement_unknown' ORDER BY at");
+    return rows.map((r) => ({ callId: r.id, payment: r.payment_payload }));
   }
 
   async claimNonce(ref: string): Promise<boolean> {

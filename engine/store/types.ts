@@ -72,7 +72,10 @@ export interface Store {
 
   /** Reserves the charge of a call (allowance, credit) and writes its pending ledger row, atomically. */
   beginCall(p: BeginCall): Promise<BeginResult>;
-  /** ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce). */
+  /**
+   * ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce).
+   * Also resolves a settlement_unknown call (ok with its transaction, or error: it never settled).
+   */
   finishCall(callId: string, outcome: "ok" | "error", p?: { detail?: string; paymentTx?: string }): Promise<void>;
   /**
    * Gives back the reservations of pending calls whose instance is gone or let its lease run out (never this
@@ -80,6 +83,11 @@ export interface Store {
    * serves the file). Answers how many. Safe to run on several instances at once: each call is given back once.
    */
   recoverInterrupted(opts?: { othersGone?: boolean }): Promise<number>;
+
+  /** x402: the settlement's outcome is not known; `payment` (JSON of the payload and requirements) lets reconcile ask the chain later. */
+  settlementUnknown(callId: string, payment: string): Promise<void>;
+  /** The calls left in settlement_unknown, oldest first. */
+  unknownSettlements(): Promise<{ callId: string; payment: string }[]>;
 
   /** Claims an x402 payment nonce; false when it is in flight or was used (a replay). */
   claimNonce(ref: string): Promise<boolean>;
