@@ -259,6 +259,20 @@ describe("access and payment", function () {
       assert.equal(res.body.x402_error, "No matching payment requirements");
     });
 
+    it("refuses a payment signed for another endpoint, or for the same endpoint with other parameters", async () => {
+      const signedFor = async (target: string) => encodePaymentSignatureHeader(await chain.createPaymentPayload(decodePaymentRequiredHeader((await fetch(target)).headers.get("payment-required")!)));
+      const before = await chain.balanceOf(chain.payer.address);
+      const forBankRate = await signedFor(bankRate("2025-08-03"));
+      const sonia = await getJson(`${server.url}/v1/bank-of-england/sonia?from=2025-08-03`, { "PAYMENT-SIGNATURE": forBankRate });
+      assert.equal(sonia.status, 402);
+      assert.equal(sonia.body.x402_error, "resource_mismatch");
+      const otherDate = await getJson(bankRate("2025-08-04"), { "PAYMENT-SIGNATURE": forBankRate });
+      assert.equal(otherDate.body.x402_error, "resource_mismatch");
+      assert.equal(await chain.balanceOf(chain.payer.address), before);
+      const right = await getJson(bankRate("2025-08-03"), { "PAYMENT-SIGNATURE": forBankRate });
+      assert.equal(right.status, 200, "the call it was signed for");
+    });
+
     it("refuses a PAYMENT-SIGNATURE that is not a payment", async () => {
       const res = await getJson(bankRate(), { "PAYMENT-SIGNATURE": "bm90IGEgcGF5bWVudA==" });
       assert.equal(res.status, 402);

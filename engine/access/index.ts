@@ -133,6 +133,7 @@ class AccessLayer implements AccessService {
     if (!this.payments.enabled) throw this.paymentInvalid(call, "x402_not_accepted", "This service takes no x402 payments (it has no pay-to address configured). Use a free key or card credit.");
     const payment = this.payments.decode(call.paymentSignature, call.paymentPayload);
     if (!payment) throw this.paymentInvalid(call, "invalid_payload", "The payment could not be read: it must be an x402 v2 PaymentPayload (base64 JSON in PAYMENT-SIGNATURE; an object in _meta[\"x402/payment\"] over MCP).");
+    if (!this.payments.boundTo(payment, call.resourceUrl)) throw this.paymentInvalid(call, "resource_mismatch", `The payment was signed for another call (${String(payment.resource?.url).slice(0, 200)}); a payment pays only for the call it was signed for. Sign this call's PAYMENT-REQUIRED.`);
     const requirements = this.payments.match(call.endpoint, payment);
     if (!requirements) throw this.paymentInvalid(call, "No matching payment requirements", "The payment does not match this endpoint's requirements (scheme, network, asset, amount, payTo and maxTimeoutSeconds must be exactly as in PAYMENT-REQUIRED).");
 

@@ -106,6 +106,16 @@ export class Payments {
     return this.enabled ? this.server.findMatchingRequirements(this.accepts(endpoint), payment) : undefined;
   }
 
+  /**
+   * Whether a payment may pay for this call: when its payload names the resource it was signed for, that must be
+   * this call (same URL; query parameters in any order). Over MCP the resource is the tool (mcp://tool/<name>),
+   * as the x402 MCP transport has it, so there the arguments are not bound.
+   */
+  boundTo(payment: PaymentPayload, resourceUrl: string): boolean {
+    const signed = payment.resource?.url;
+    return signed === undefined || canonicalUrl(signed) === canonicalUrl(resourceUrl);
+  }
+
   /** The payload's identity for the replay guard: network, asset, payer and EIP-3009 nonce (or the whole payload). */
   nonceRef(payment: PaymentPayload): string {
     const auth = (payment.payload as { authorization?: { from?: string; nonce?: string } }).authorization;
@@ -158,6 +168,16 @@ export class Payments {
     const expired = (authorizationOf(payment)?.validBefore ?? 0) * 1000 < Date.now();
     const failed = chain?.used === false && (failure.definite || expired);
     return { state: failed ? "failed" : "unknown", response: { success: false, errorReason: failed ? failure.reason : "settlement_unknown", transaction: "", network: req.network, payer } };
+  }
+}
+
+function canonicalUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.searchParams.sort();
+    return u.href;
+  } catch {
+    return url;
   }
 }
 
