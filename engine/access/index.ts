@@ -16,6 +16,7 @@ import { accessSettings, type AccessSettings } from "./settings.ts";
 import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload } from "./x402.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
 import { rateLimitHeaders } from "./ratelimit.ts";
+import { LRUCache } from "lru-cache";
 
 export interface AccessDeps { config: Config; log: Logger; registry: Registry; env: NodeJS.ProcessEnv }
 
@@ -74,6 +75,7 @@ class AccessLayer implements AccessService {
   readonly payments: Payments;
   private readonly deps: AccessDeps;
   private readonly closers: (() => void)[] = [];
+  private readonly keyIds = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(deps: AccessDeps, settings: AccessSettings, store: Store, payments: Payments) {
     this.deps = deps;
@@ -86,31 +88,43 @@ class AccessLayer implements AccessService {
     const { endpoint } = call;
     const priceMicro = toAtomic(endpoint.price);
     const { day, secondsLeft } = utcDay();
-    const key = call.apiKey !== undefined ? await this.keyFor(call.apiKey) : undefined;
-    const principal = key ? `key:${key.id}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
+    const keyId = call.apiKey !== undefined ? await this.keyIdFor(call.apiKey) : undefined;
+    const principal = keyId ? `key:${keyId}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
     const base = { endpoint: endpoint.key, channel: call.channel, priceMicro, day };
 
     if (call.paymentSignature !== undefined || call.paymentPayload !== undefined) return this.payWithX402(call, principal, base);
 
-    const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: key ? b.key : b.anonymous })) : [];
+    const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: keyId ? b.key : b.anonymous })) : [];
     if (principal) {
-      const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId: key?.id });
-      const used = await this.store.usage(principal, day);
+      const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId });
+      // The reservation already counted this call, so `used` is what a successful call leaves.
+      const used = (begun.ok && begun.used) || (await this.store.usage(principal, day));
       const headers = rateLimitHeaders(claims, used, secondsLeft);
       if (begun.ok) {
-        // The reservation already counted this call, so `used` is what a successful call leaves.
         const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
         return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
       }
-      if (key && key.creditMicro >= priceMicro) {
-        const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId: key.id });
+      if (keyId) {
+        // The debit is conditional on the balance: no need to read it first.
+        const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId });
         if (paid.ok) {
-          return this.grant("credit", paid.callId, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(key.id))?.creditMicro ?? 0) }));
+          return this.grant("credit", paid.callId, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(keyId))?.creditMicro ?? 0) }));
         }
       }
-      throw this.paymentRequired(call, headers, begun.bucket, key);
+      throw this.paymentRequired(call, headers, begun.bucket, Boolean(keyId));
     }
-    throw this.paymentRequired(call, {}, undefined, undefined);
+    throw this.paymentRequired(call, {}, undefined, false);
+  }
+
+  /** The key id of an X-API-Key value (401 when unknown). A key's id never changes, so it is remembered. */
+  private async keyIdFor(apiKey: string): Promise<string> {
+    const hash = hashKey(apiKey);
+    let id = this.keyIds.get(hash);
+    if (!id) {
+      id = (await this.keyFor(apiKey)).id;
+      this.keyIds.set(hash, id);
+    }
+    return id;
   }
 
   private grant(paidBy: Grant["paidBy"], callId: string, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
@@ -182,7 +196,7 @@ class AccessLayer implements AccessService {
   }
 
   /** The 402 of a call nobody pays for yet: why, and the ways forward that are open to this caller. */
-  private paymentRequired(call: CallRequest, headers: Record<string, string>, bucket: string | undefined, key: KeyRecord | undefined): Problem {
+  private paymentRequired(call: CallRequest, headers: Record<string, string>, bucket: string | undefined, key: boolean): Problem {
     const where = bucket ? ` (bucket ${bucket})` : "";
     const why = key
       ? `The free allowance of this key is used up for today${where} and its card credit does not cover the price of $${call.endpoint.price}.`
@@ -195,13 +209,13 @@ class AccessLayer implements AccessService {
 
   /** The 402 of a payment that was refused: a fresh PaymentRequired whose error says why. */
   private paymentInvalid(call: CallRequest, reason: string, detail: string): Problem {
-    const problem = this.problem402("payment_invalid", detail, call, {}, reason, this.waysForward(call, undefined));
+    const problem = this.problem402("payment_invalid", detail, call, {}, reason, this.waysForward(call, false));
     problem.extra.x402_error = reason;
     return problem;
   }
 
   /** x402 when the service takes it; a free key for callers without one; card credit (bought with a key). */
-  private waysForward(call: CallRequest, key: KeyRecord | undefined): WayForward[] {
+  private waysForward(call: CallRequest, key: boolean): WayForward[] {
     const base = this.settings.baseUrl;
     const ways: WayForward[] = [];
     if (this.payments.enabled) ways.push({ way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", offer: "pay with x402" });

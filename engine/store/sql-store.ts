@@ -2,17 +2,8 @@
 // so concurrent calls (and several instances on PostgreSQL) can never overspend a bucket or a balance.
 import { randomUUID } from "node:crypto";
 import type { Db, Row } from "./db.ts";
+import { GroupCommit } from "./group-commit.ts";
 import type { BeginCall, BeginResult, CallRecord, CreditEntry, KeyRecord, Store } from "./types.ts";
-
-class Refused extends Error {
-  readonly reason: "allowance" | "credit";
-  readonly bucket?: string;
-  constructor(reason: "allowance" | "credit", bucket?: string) {
-    super(reason);
-    this.reason = reason;
-    this.bucket = bucket;
-  }
-}
 
 /** Free keys minted per client address and day are counted like an allowance bucket. */
 const MINT_BUCKET = "free-keys";
@@ -50,11 +41,13 @@ export class SqlStore implements Store {
   readonly instanceId = randomUUID();
   private readonly leaseMs: number;
   private heartbeat?: NodeJS.Timeout;
+  private readonly batch: GroupCommit;
 
   constructor(db: Db, opts: { leaseMs: number }) {
     this.db = db;
     this.dialect = db.dialect;
     this.leaseMs = opts.leaseMs;
+    this.batch = new GroupCommit(db);
   }
 
   /** Takes this instance's lease and renews it three times a lease. */
@@ -98,27 +91,29 @@ export class SqlStore implements Store {
     const callId = randomUUID();
     const at = Date.now();
     const buckets = p.paidBy === "allowance" ? (p.buckets ?? []) : [];
-    try {
-      await this.db.tx(async (t) => {
-        for (const b of buckets) {
-          if (!(await t.run(INCREMENT_BUCKET, [b.id, p.principal, p.day, b.limit, b.limit]))) throw new Refused("allowance", b.id);
+    // Part of a group commit: a refusal undoes this call's own increments instead of rolling the batch back.
+    return this.batch.run(async (t): Promise<BeginResult> => {
+      const used = new Map<string, number>();
+      for (const b of buckets) {
+        const [row] = await t.all<{ used: number }>(`${INCREMENT_BUCKET} RETURNING used`, [b.id, p.principal, p.day, b.limit, b.limit]);
+        if (!row) {
+          for (const taken of used.keys()) await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [taken, p.principal, p.day]);
+          return { ok: false, reason: "allowance", bucket: b.id };
         }
-        if (p.paidBy === "credit") {
-          const debited = await t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]);
-          if (!debited) throw new Refused("credit");
-          await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), p.keyId, at, -p.priceMicro, "call", null, callId, p.endpoint]);
-        }
-        await t.run(
-          `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, buckets, key_id, payment_ref, instance_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
-          [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef, this.instanceId],
-        );
-      });
-    } catch (e) {
-      if (e instanceof Refused) return { ok: false, reason: e.reason, bucket: e.bucket };
-      throw e;
-    }
-    return { ok: true, callId };
+        used.set(b.id, Number(row.used));
+      }
+      if (p.paidBy === "credit") {
+        const debited = await t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]);
+        if (!debited) return { ok: false, reason: "credit" };
+        await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), p.keyId, at, -p.priceMicro, "call", null, callId, p.endpoint]);
+      }
+      await t.run(
+        `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, buckets, key_id, payment_ref, instance_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+        [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef, this.instanceId],
+      );
+      return { ok: true, callId, used };
+    });
   }
 
   async finishCall(callId: string, outcome: "ok" | "error", p: { detail?: string; paymentTx?: string } = {}): Promise<void> {
@@ -126,7 +121,7 @@ export class SqlStore implements Store {
     if (outcome === "ok") {
       const done = p.paymentTx === undefined
         // Allowance and credit calls: the charge was taken at beginCall; only the outcome is left to write.
-        ? await this.db.run("UPDATE calls SET outcome = 'ok', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [now, p.detail, callId])
+        ? await this.batch.run((t) => t.run("UPDATE calls SET outcome = 'ok', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [now, p.detail, callId]))
         : await this.db.tx(async (t) => {
           const n = await t.run("UPDATE calls SET outcome = 'ok', finished_at = ?, payment_tx = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'interrupted', 'settlement_unknown')", [now, p.paymentTx, p.detail, callId]);
           await t.run("UPDATE payment_nonces SET state = 'settled' WHERE id = (SELECT payment_ref FROM calls WHERE id = ?)", [callId]);

@@ -40,7 +40,8 @@ export interface BeginCall {
   paymentRef?: string;
 }
 
-export type BeginResult = { ok: true; callId: string } | { ok: false; reason: "allowance" | "credit"; bucket?: string };
+/** ok: the reservation, and (allowance) each bucket's use today counting this call. */
+export type BeginResult = { ok: true; callId: string; used?: Map<string, number> } | { ok: false; reason: "allowance" | "credit"; bucket?: string };
 
 export interface CallRecord {
   id: string;
