@@ -1,55 +1,90 @@
-// The access layer's own cost per call: reserve + commit of a free call (two buckets) and of a credit-paid call,
-// one at a time and 20 at once, on SQLite and on PostgreSQL (127.0.0.1:5432, database test, a throwaway schema).
+// The access layer's cost per call, side by side in one run (autocannon, 10 connections): a bare Express route
+// answering the same JSON, the engine without access, and the engine with a free key whose allowance is reserved
+// and committed (with its ledger row) on every call, on SQLite and on PostgreSQL (127.0.0.1:5432, database test,
+// a throwaway schema). The endpoint's answer is cached, so the call computes nothing upstream: what is measured
+// is the engine and the store. Targets (issue 11): keyed SQLite >= 0.5 of bare, keyed PostgreSQL >= 0.35, p99 < 10 ms.
+import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import autocannon from "autocannon";
 import pg from "pg";
-import { openStore } from "../engine/store/index.ts";
-import type { Store } from "../engine/store/types.ts";
+import { startServer, type Running } from "../engine/server.ts";
+import type { Access } from "../engine/access/types.ts";
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = 10;
 const PG_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const DAY = new Date().toISOString().slice(0, 10);
+const CSV = "DATE,IUDBEDR\n01 Aug 2025,4.25\n04 Aug 2025,4.25\n05 Aug 2025,4.25\n06 Aug 2025,4.25\n07 Aug 2025,4\n08 Aug 2025,4\n";
+const PATH = "/v1/bank-of-england/bank-rate?from=2025-08-01";
+const TARGETS: Record<string, { ratio: number; p99: number }> = { "keyed SQLite": { ratio: 0.5, p99: 10 }, "keyed PostgreSQL": { ratio: 0.35, p99: 10 } };
 
-async function run(store: Store, paidBy: "allowance" | "credit", concurrency: number): Promise<number> {
-  const key = (await store.mintKey({ hash: randomUUID(), clientId: "bench", day: DAY, maxPerDay: 1e9 }))!;
-  if (paidBy === "credit") await store.addCredit({ keyId: key.id, deltaMicro: CALLS * 1000, kind: "grant" });
-  const buckets = [{ id: "group:bench", limit: 1e9 }, { id: "endpoint:bench/op", limit: 1e9 }];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < CALLS) {
-      const r = await store.beginCall({ endpoint: "bench/op", principal: `key:${key.id}`, channel: "http", priceMicro: 1000, paidBy, day: DAY, buckets, keyId: key.id });
-      if (!r.ok) throw new Error(`refused: ${r.reason}`);
-      await store.finishCall(r.callId, "ok");
-    }
-  }));
-  return CALLS / ((performance.now() - t0) / 1000);
+const freeAccess: Access = {
+  authorize: async () => ({ paidBy: "free", headers: {}, commit: async () => ({ headers: {}, meta: {} }), release: async () => {} }),
+  close: async () => {},
+};
+
+function listen(app: http.RequestListener): Promise<{ url: string; close: () => void }> {
+  return new Promise((resolve) => {
+    const s = http.createServer(app).listen(0, "127.0.0.1", () => {
+      resolve({ url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, close: () => { s.closeAllConnections(); s.close(); } });
+    });
+  });
 }
 
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "pda-bench-access-"));
+
 export default async function accessBench(): Promise<void> {
+  const upstream = await listen((_req, res) => res.writeHead(200, { "content-type": "application/csv" }).end(CSV));
+  const env = { ...process.env, LOG_LEVEL: "silent", DATASET_REFRESH: "off", UPSTREAM_BANK_OF_ENGLAND: upstream.url, ALLOWANCE_BANK_OF_ENGLAND: "0/100000000", DATABASE_URL: "" };
   const schema = `bench_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const backends: [string, () => Promise<Store>][] = [
-    ["sqlite", () => openStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "pda-bench-access-")) })],
-    ["postgres", () => openStore({ dataDir: os.tmpdir(), databaseUrl: PG_URL, schema })],
-  ];
-  console.log(`${CALLS} calls each: reserve + commit (calls/s)`);
-  for (const [name, open] of backends) {
-    let store: Store;
-    try {
-      store = await open();
-    } catch (e) {
-      console.log(`${name}: not measured (${(e as Error).message})`);
-      continue;
-    }
-    for (const paidBy of ["allowance", "credit"] as const) {
-      for (const concurrency of [1, 20]) {
-        console.log(`${name.padEnd(9)} ${paidBy.padEnd(10)} concurrency ${String(concurrency).padStart(2)}: ${Math.round(await run(store, paidBy, concurrency))}`);
-      }
-    }
-    await store.close();
+  const servers: Running[] = [];
+  const start = async (extra: Record<string, string>, access?: Access) => {
+    const s = await startServer({ env: { ...env, DATA_DIR: tmp(), ...extra }, access, port: 0, host: "127.0.0.1" });
+    servers.push(s);
+    return s;
+  };
+  /** A key of that server, and one warm call (the answer is cached from then on). */
+  const keyOf = async (s: Running) => {
+    const key = ((await (await fetch(`${s.url}/free`, { method: "POST" })).json()) as { key: string }).key;
+    const warm = await fetch(`${s.url}${PATH}`, { headers: { "X-API-Key": key } });
+    if (warm.status !== 200) throw new Error(`warm-up call failed: ${warm.status} ${await warm.text()}`);
+    return { "X-API-Key": key };
+  };
+
+  const engine = await start({}, freeAccess);
+  const body = await (await fetch(`${engine.url}${PATH}`)).text();
+  const bareApp = express();
+  bareApp.get("/v1/bank-of-england/bank-rate", (_req, res) => void res.type("application/json").send(body));
+  const bare = await listen(bareApp);
+
+  const runs: [string, string, Record<string, string>][] = [["bare Express", bare.url, {}], ["engine without access", engine.url, {}]];
+  const sqlite = await start({});
+  runs.push(["keyed SQLite", sqlite.url, await keyOf(sqlite)]);
+  try {
+    const postgres = await start({ DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema });
+    runs.push(["keyed PostgreSQL", postgres.url, await keyOf(postgres)]);
+  } catch (e) {
+    console.log(`keyed PostgreSQL: not measured (${(e as Error).message})`);
   }
+
+  console.log(`GET ${PATH} (answer cached), ${CONNECTIONS} connections, ${DURATION_S} s each`);
+  let bareRate = 0;
+  for (const [name, url, headers] of runs) {
+    const r = await autocannon({ url: `${url}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers });
+    bareRate ||= r.requests.average;
+    const ratio = r.requests.average / bareRate;
+    const target = TARGETS[name];
+    const verdict = target ? `   target >= ${target.ratio} and p99 < ${target.p99} ms: ${ratio >= target.ratio && r.latency.p99 < target.p99 ? "met" : "NOT MET"}` : "";
+    console.log(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(6)} req/s  ${ratio.toFixed(2)} of bare   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   errors ${r.errors + r.non2xx}${verdict}`);
+  }
+
+  for (const s of servers) await s.close();
+  bare.close();
+  upstream.close();
   const c = new pg.Client({ connectionString: PG_URL });
   await c.connect().then(() => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(() => undefined);
   await c.end().catch(() => undefined);

@@ -17,6 +17,7 @@ export const PROBLEM_TITLES: Record<string, string> = {
   upstream_credentials_missing: "The server lacks a credential this upstream needs",
   internal_error: "Internal error",
   payments_unavailable: "Payments cannot be taken right now",
+  settlement_unknown: "Whether the payment settled is not known yet",
   key_limit_reached: "No more free keys for this address today",
   credit_unavailable: "Card credit cannot be bought right now",
   webhook_invalid: "The webhook could not be verified",

@@ -134,13 +134,17 @@ describe("access and payment", function () {
       assert.equal((await getJson(bankRate(), { "X-API-Key": key })).status, 200, "the group bucket still has room");
     });
 
-    it("answers 402 (payable) when the allowance is spent and the key has no credit", async () => {
+    it("answers 402 offering x402 and credit (not another key) when the allowance is spent and the key has no credit", async () => {
       const key = await newKey();
       for (let i = 0; i < GROUP_ALLOWANCE.key; i++) assert.equal((await getJson(bankRate(), { "X-API-Key": key })).status, 200);
       const res = await getJson(bankRate(), { "X-API-Key": key });
       assert.equal(res.status, 402);
+      assert.equal(res.body.code, "payment_required");
       assert.ok(res.headers.get("payment-required"));
       assert.match(res.headers.get("ratelimit") ?? "", /r=0;/);
+      assert.deepEqual(res.body.ways_forward.map((w: { way: string }) => w.way), ["x402", "credit"]);
+      assert.doesNotMatch(res.body.detail, /free key|\/free/);
+      assert.match(res.body.detail, /Pay with x402 or buy card credit for this key\./);
     });
 
     it("never gives more free calls than the bucket holds to concurrent calls", async () => {
@@ -255,6 +259,20 @@ describe("access and payment", function () {
       assert.equal(res.body.x402_error, "No matching payment requirements");
     });
 
+    it("refuses a payment signed for another endpoint, or for the same endpoint with other parameters", async () => {
+      const signedFor = async (target: string) => encodePaymentSignatureHeader(await chain.createPaymentPayload(decodePaymentRequiredHeader((await fetch(target)).headers.get("payment-required")!)));
+      const before = await chain.balanceOf(chain.payer.address);
+      const forBankRate = await signedFor(bankRate("2025-08-03"));
+      const sonia = await getJson(`${server.url}/v1/bank-of-england/sonia?from=2025-08-03`, { "PAYMENT-SIGNATURE": forBankRate });
+      assert.equal(sonia.status, 402);
+      assert.equal(sonia.body.x402_error, "resource_mismatch");
+      const otherDate = await getJson(bankRate("2025-08-04"), { "PAYMENT-SIGNATURE": forBankRate });
+      assert.equal(otherDate.body.x402_error, "resource_mismatch");
+      assert.equal(await chain.balanceOf(chain.payer.address), before);
+      const right = await getJson(bankRate("2025-08-03"), { "PAYMENT-SIGNATURE": forBankRate });
+      assert.equal(right.status, 200, "the call it was signed for");
+    });
+
     it("refuses a PAYMENT-SIGNATURE that is not a payment", async () => {
       const res = await getJson(bankRate(), { "PAYMENT-SIGNATURE": "bm90IGEgcGF5bWVudA==" });
       assert.equal(res.status, 402);
@@ -309,12 +327,54 @@ describe("access without payment configuration", () => {
     nock.cleanAll();
   });
 
-  it("answers 503 payments_unavailable instead of a 402 it cannot honour, while free keys still work", async () => {
+  it("answers 402 offering a free key and card credit, not x402, when no X402_PAY_TO is set", async () => {
     const res = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`);
-    assert.equal(res.status, 503);
-    assert.equal(res.body.code, "payments_unavailable");
-    assert.match(res.body.detail, /X402_PAY_TO/);
+    assert.equal(res.status, 402);
+    assert.equal(res.body.code, "payment_required");
+    assert.equal(res.headers.get("payment-required"), null);
+    assert.equal(res.body.payment_required, undefined);
+    assert.deepEqual(res.body.ways_forward.map((w: { way: string }) => w.way), ["free_key", "credit"]);
+    assert.doesNotMatch(res.body.detail, /x402/);
     const { key } = await (await fetch(`${server.url}/free`, { method: "POST" })).json() as { key: string };
     assert.equal((await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`, { "X-API-Key": key })).status, 200);
+  });
+
+  it("refuses an x402 payment with a 402 that says x402 is not taken here", async () => {
+    const res = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`, { "PAYMENT-SIGNATURE": "bm90IGEgcGF5bWVudA==" });
+    assert.equal(res.status, 402);
+    assert.equal(res.body.x402_error, "x402_not_accepted");
+  });
+});
+
+describe("access with a pay-to address and no facilitator in reach", () => {
+  let server: Running;
+  before(async () => {
+    mockBankOfEngland();
+    const env = { X402_NETWORK: "eip155:84532", X402_PAY_TO: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", X402_FACILITATOR_URL: "http://127.0.0.1:9" };
+    server = await startTestServer({ env, config: { endpointsDir: smallAllowanceEndpoints() } });
+  });
+  after(async () => {
+    await server?.close();
+    nock.cleanAll();
+  });
+
+  it("builds the 402's PAYMENT-REQUIRED locally: an unpaid call never waits for the facilitator", async () => {
+    const res = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`);
+    assert.equal(res.status, 402);
+    const pr = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+    assert.deepEqual(pr.accepts, [{
+      scheme: "exact", network: "eip155:84532", amount: "1000", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" },
+    }]);
+    assert.deepEqual(res.body.ways_forward.map((w: { way: string }) => w.way), ["x402", "free_key", "credit"]);
+  });
+
+  it("answers 503 payments_unavailable only when a payment arrives and the facilitator cannot be asked", async () => {
+    const res = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`);
+    const pr = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+    const payload = { x402Version: 2, resource: pr.resource, accepted: pr.accepts[0], payload: { signature: "0x00", authorization: { from: "0x857b06519E91e3A54538791bDbb0E22373e36b66", nonce: "0x01" } } };
+    const paid = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`, { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload as never) });
+    assert.equal(paid.status, 503);
+    assert.equal(paid.body.code, "payments_unavailable");
   });
 });

@@ -2,29 +2,59 @@
 // a schema of its own per run, dropped at the end).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { openStore } from "../engine/store/index.ts";
 import type { Store } from "../engine/store/types.ts";
 import { tempDir } from "./helpers.ts";
 import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
 
+interface Backend {
+  open(opts?: { leaseMs?: number }): Promise<Store>;
+  /** A statement straight on the database, as another process would run it. */
+  sql(statement: string, params?: (string | number)[]): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
 const DAY = "2026-11-21";
 
 /** Each backend: how to open (and reopen) one database, and how to remove it. */
-const backends: [string, () => Promise<{ open(): Promise<Store>; cleanup(): Promise<void> }>][] = [
+const backends: [string, () => Promise<Backend>][] = [
   ["SQLite", async () => {
     const dataDir = tempDir();
-    return { open: () => openStore({ dataDir }), cleanup: async () => {} };
+    return {
+      open: (opts = {}) => openStore({ dataDir, ...opts }),
+      sql: async (statement, params = []) => {
+        const db = new DatabaseSync(path.join(dataDir, "access.sqlite"));
+        db.prepare(statement).run(...params);
+        db.close();
+      },
+      cleanup: async () => {},
+    };
   }],
   ["PostgreSQL", async () => {
     const s = await testSchema();
-    return { open: () => openStore({ dataDir: tempDir(), databaseUrl: TEST_DATABASE_URL, schema: s.schema }), cleanup: s.drop };
+    return {
+      open: (opts = {}) => openStore({ dataDir: tempDir(), databaseUrl: TEST_DATABASE_URL, schema: s.schema, ...opts }),
+      sql: async (statement, params = []) => {
+        const c = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${s.schema}` });
+        await c.connect();
+        let i = 0;
+        await c.query(statement.replace(/\?/g, () => `$${++i}`), params);
+        await c.end();
+      },
+      cleanup: s.drop,
+    };
   }],
 ];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const [name, open] of backends) {
   describe(`store on ${name}`, () => {
     let store: Store;
-    let backend: { open(): Promise<Store>; cleanup(): Promise<void> };
+    let backend: Backend;
     before(async () => {
       backend = await open();
       store = await backend.open();
@@ -111,13 +141,75 @@ for (const [name, open] of backends) {
       assert.equal(await store.claimNonce(ref), false);
     });
 
-    it("gives back what calls interrupted by a crash had reserved", async () => {
+    it("gives back what the calls of a stopped instance had reserved, and never its own", async () => {
       const principal = `key:${randomUUID()}`;
-      const call = await store.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:crash", limit: 5 }] });
+      const crashed = await backend.open();
+      const call = await crashed.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:crash", limit: 5 }] });
+      const own = await store.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:crash", limit: 5 }] });
+      assert.ok(call.ok && own.ok);
+      await crashed.close();
+      assert.equal(await store.recoverInterrupted({ othersGone: true }), 1);
+      assert.equal((await store.usage(principal, DAY)).get("group:crash"), 1);
+      assert.deepEqual((await store.calls({ principal })).map((c) => c.outcome).sort(), ["interrupted", "pending"]);
+      await store.finishCall(own.callId, "ok");
+    });
+
+    it("gives each interrupted call back exactly once when two instances recover the same crash at once", async () => {
+      const key = (await store.mintKey({ hash: `h-${randomUUID()}`, clientId: "10.0.0.10", day: DAY, maxPerDay: 10 }))!;
+      await store.addCredit({ keyId: key.id, deltaMicro: 1_000_000, kind: "grant" });
+      const principal = `key:${key.id}`;
+      const crashed = await backend.open();
+      for (let i = 0; i < 100; i++) {
+        const r = await crashed.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: i % 2 ? "credit" : "allowance", day: DAY, keyId: key.id, buckets: [{ id: "group:twice", limit: 1000 }] });
+        assert.ok(r.ok);
+      }
+      await crashed.close();
+      const [one, two] = [await backend.open(), await backend.open()];
+      const recovered = await Promise.all([one.recoverInterrupted(), two.recoverInterrupted(), one.recoverInterrupted(), two.recoverInterrupted()]);
+      await Promise.all([one.close(), two.close()]);
+      assert.equal(recovered.reduce((a, b) => a + b, 0), 100);
+      const entries = await store.creditEntries(key.id);
+      assert.equal(entries.filter((e) => e.kind === "refund").length, 50);
+      assert.equal((await store.keyById(key.id))?.creditMicro, 1_000_000);
+      assert.equal(entries.reduce((s, e) => s + e.deltaMicro, 0), 1_000_000);
+      const ledger = await store.calls({ principal });
+      assert.equal(ledger.filter((c) => c.outcome === "interrupted").length, 100);
+      assert.equal((await store.usage(principal, DAY)).get("group:twice") ?? 0, ledger.filter((c) => c.outcome === "ok" && c.paidBy === "allowance").length);
+    });
+
+    it("never gives back the calls of a live instance, however long they run", async () => {
+      const principal = `key:${randomUUID()}`;
+      const live = await backend.open({ leaseMs: 150 });
+      const call = await live.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:live", limit: 5 }] });
       assert.ok(call.ok);
-      assert.ok((await store.recoverInterrupted(Date.now() + 1)) >= 1);
-      assert.equal((await store.usage(principal, DAY)).get("group:crash"), 0);
-      assert.equal((await store.calls({ principal }))[0].outcome, "interrupted");
+      await sleep(500);
+      const other = await backend.open({ leaseMs: 150 });
+      assert.equal(await other.recoverInterrupted(), 0);
+      await other.close();
+      await live.finishCall(call.callId, "ok");
+      await live.close();
+      assert.deepEqual((await store.calls({ principal })).map((c) => c.outcome), ["ok"]);
+      assert.equal((await store.usage(principal, DAY)).get("group:live"), 1);
+    });
+
+    it("records a call that finishes after its silent instance's charge was given back, and charges it again", async () => {
+      const key = (await store.mintKey({ hash: `h-${randomUUID()}`, clientId: "10.0.0.11", day: DAY, maxPerDay: 10 }))!;
+      await store.addCredit({ keyId: key.id, deltaMicro: 1500, kind: "grant" });
+      const principal = `key:${key.id}`;
+      const silent = (await backend.open()) as Store & { instanceId: string };
+      const free = await silent.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:late", limit: 5 }] });
+      const paid = await silent.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "credit", day: DAY, keyId: key.id });
+      assert.ok(free.ok && paid.ok);
+      await backend.sql("UPDATE instances SET expires_at = 0 WHERE id = ?", [silent.instanceId]);
+      assert.equal(await store.recoverInterrupted(), 2);
+      assert.equal((await store.keyById(key.id))?.creditMicro, 1500);
+      await silent.finishCall(free.callId, "ok");
+      await silent.finishCall(paid.callId, "ok");
+      await silent.close();
+      assert.deepEqual((await store.calls({ principal })).map((c) => `${c.paidBy} ${c.outcome}`).sort(), ["allowance ok", "credit ok"]);
+      assert.equal((await store.usage(principal, DAY)).get("group:late"), 1);
+      assert.equal((await store.keyById(key.id))?.creditMicro, 500);
+      assert.equal((await store.creditEntries(key.id)).reduce((s, e) => s + e.deltaMicro, 0), 500);
     });
 
     it("runs its migrations once: opening the same database again keeps the data", async () => {

@@ -2,6 +2,7 @@
 //   npm run keys -- create [--label TEXT]            a new key (printed once)
 //   npm run credit -- grant <key|key-id> <usd> [--note TEXT] [--ref ID]   add (or, negative, remove) card credit
 //   npm run credit -- show <key|key-id>              balance and credit ledger
+//   npm run payments -- reconcile                    settles the x402 calls whose settlement is unknown, against the chain
 // They use the same store as the server (DATA_DIR or DATABASE_URL).
 import { parseArgs } from "node:util";
 import type { Command } from "../commands.ts";
@@ -9,6 +10,10 @@ import { loadConfig } from "../config.ts";
 import { openStore } from "../store/index.ts";
 import type { Store } from "../store/types.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
+import { accessSettings } from "./settings.ts";
+import { Payments } from "./x402.ts";
+import { reconcileSettlements } from "./reconcile.ts";
+import { createLogger } from "../log.ts";
 
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
@@ -61,5 +66,12 @@ export const accessCommands: Record<string, Command> = {
         fail("Usage: npm run credit -- grant <key|key-id> <usd> [--note TEXT] [--ref ID] | show <key|key-id>");
       }
     });
+  },
+
+  async payments(args) {
+    if (args[0] !== "reconcile") fail("Usage: npm run payments -- reconcile   (X402_RPC_URL: the chain to ask; else the facilitator)");
+    const config = loadConfig(process.env);
+    const payments = new Payments(accessSettings(config, process.env).x402, createLogger(config.logLevel));
+    await withStore(async (store) => console.log(JSON.stringify(await reconcileSettlements(store, payments.check))));
   },
 };

@@ -11,11 +11,12 @@ import type { Store, BucketClaim, KeyRecord } from "../store/types.ts";
 import type { Access, CallRequest, Grant, Receipt } from "./types.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { Registry, Endpoint } from "../registry.ts";
+import type { Registry } from "../registry.ts";
 import { accessSettings, type AccessSettings } from "./settings.ts";
-import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload, type PaymentRequired } from "./x402.ts";
+import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload } from "./x402.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
 import { rateLimitHeaders } from "./ratelimit.ts";
+import { LRUCache } from "lru-cache";
 
 export interface AccessDeps { config: Config; log: Logger; registry: Registry; env: NodeJS.ProcessEnv }
 
@@ -36,19 +37,20 @@ export const isAccessService = (a: Access): a is AccessService => "store" in a &
 
 export async function createAccess(deps: AccessDeps): Promise<AccessService> {
   const settings = accessSettings(deps.config, deps.env);
-  const store = await openStore({ dataDir: deps.config.dataDir, databaseUrl: deps.config.databaseUrl, schema: settings.databaseSchema });
-  const recovered = await store.recoverInterrupted(Date.now() - settings.pendingStaleMs);
+  const store = await openStore({ dataDir: deps.config.dataDir, databaseUrl: deps.config.databaseUrl, schema: settings.databaseSchema, leaseMs: settings.leaseMs });
+  // SQLite serves one process, so whatever another instance left pending died with it; PostgreSQL instances
+  // give back only the calls of instances whose lease ran out, never a live one's.
+  const recovered = await store.recoverInterrupted({ othersGone: !settings.shared });
   if (recovered) deps.log.warn({ calls: recovered }, "gave back the charges of calls interrupted by a stop");
-  if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: calls that need payment answer 503 until it is");
+  if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
   const payments = new Payments(settings.x402, deps.log);
   const layer = new AccessLayer(deps, settings, store, payments);
-  // Several instances (PostgreSQL): one that died does not restart to give its calls back, so the others sweep.
-  if (settings.pendingStaleMs > 0) {
+  if (settings.shared) {
     const sweep = setInterval(() => {
-      store.recoverInterrupted(Date.now() - settings.pendingStaleMs)
+      store.recoverInterrupted()
         .then((n) => n && deps.log.warn({ calls: n }, "gave back the charges of calls interrupted by a stopped instance"))
         .catch((err) => deps.log.error({ err }, "sweep of interrupted calls failed"));
-    }, Math.min(settings.pendingStaleMs, 300_000));
+    }, Math.min(settings.leaseMs, 300_000));
     sweep.unref();
     layer.onClose(() => clearInterval(sweep));
   }
@@ -56,6 +58,15 @@ export async function createAccess(deps: AccessDeps): Promise<AccessService> {
 }
 
 const MICRO = 1_000_000;
+
+interface WayForward { way: "x402" | "free_key" | "credit"; how: string; offer: string; url?: string; [more: string]: unknown }
+
+/** "Pay with x402, get a free key at …/free, or buy card credit with a key." */
+function offer(ways: WayForward[]): string {
+  const phrases = ways.map((w) => w.offer);
+  const text = phrases.length > 1 ? `${phrases.slice(0, -1).join(", ")} or ${phrases.at(-1)}` : phrases.join("");
+  return `${text[0].toUpperCase()}${text.slice(1)}.`;
+}
 const usd = (micro: number) => micro / MICRO;
 
 class AccessLayer implements AccessService {
@@ -64,6 +75,7 @@ class AccessLayer implements AccessService {
   readonly payments: Payments;
   private readonly deps: AccessDeps;
   private readonly closers: (() => void)[] = [];
+  private readonly keyIds = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(deps: AccessDeps, settings: AccessSettings, store: Store, payments: Payments) {
     this.deps = deps;
@@ -76,31 +88,43 @@ class AccessLayer implements AccessService {
     const { endpoint } = call;
     const priceMicro = toAtomic(endpoint.price);
     const { day, secondsLeft } = utcDay();
-    const key = call.apiKey !== undefined ? await this.keyFor(call.apiKey) : undefined;
-    const principal = key ? `key:${key.id}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
+    const keyId = call.apiKey !== undefined ? await this.keyIdFor(call.apiKey) : undefined;
+    const principal = keyId ? `key:${keyId}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
     const base = { endpoint: endpoint.key, channel: call.channel, priceMicro, day };
 
     if (call.paymentSignature !== undefined || call.paymentPayload !== undefined) return this.payWithX402(call, principal, base);
 
-    const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: key ? b.key : b.anonymous })) : [];
+    const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: keyId ? b.key : b.anonymous })) : [];
     if (principal) {
-      const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId: key?.id });
-      const used = await this.store.usage(principal, day);
+      const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId });
+      // The reservation already counted this call, so `used` is what a successful call leaves.
+      const used = (begun.ok && begun.used) || (await this.store.usage(principal, day));
       const headers = rateLimitHeaders(claims, used, secondsLeft);
       if (begun.ok) {
-        // The reservation already counted this call, so `used` is what a successful call leaves.
         const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
         return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
       }
-      if (key && key.creditMicro >= priceMicro) {
-        const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId: key.id });
+      if (keyId) {
+        // The debit is conditional on the balance: no need to read it first.
+        const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId });
         if (paid.ok) {
-          return this.grant("credit", paid.callId, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(key.id))?.creditMicro ?? 0) }));
+          return this.grant("credit", paid.callId, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(keyId))?.creditMicro ?? 0) }));
         }
       }
-      throw await this.paymentRequired(call, headers, begun.bucket, key);
+      throw this.paymentRequired(call, headers, begun.bucket, Boolean(keyId));
     }
-    throw await this.paymentRequired(call, {}, undefined, undefined);
+    throw this.paymentRequired(call, {}, undefined, false);
+  }
+
+  /** The key id of an X-API-Key value (401 when unknown). A key's id never changes, so it is remembered. */
+  private async keyIdFor(apiKey: string): Promise<string> {
+    const hash = hashKey(apiKey);
+    let id = this.keyIds.get(hash);
+    if (!id) {
+      id = (await this.keyFor(apiKey)).id;
+      this.keyIds.set(hash, id);
+    }
+    return id;
   }
 
   private grant(paidBy: Grant["paidBy"], callId: string, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
@@ -120,17 +144,19 @@ class AccessLayer implements AccessService {
   }
 
   private async payWithX402(call: CallRequest, principal: string | undefined, base: { endpoint: string; channel: string; priceMicro: number; day: string }): Promise<Grant> {
+    if (!this.payments.enabled) throw this.paymentInvalid(call, "x402_not_accepted", "This service takes no x402 payments (it has no pay-to address configured). Use a free key or card credit.");
     const payment = this.payments.decode(call.paymentSignature, call.paymentPayload);
-    if (!payment) throw await this.paymentInvalid(call, "invalid_payload", "The payment could not be read: it must be an x402 v2 PaymentPayload (base64 JSON in PAYMENT-SIGNATURE; an object in _meta[\"x402/payment\"] over MCP).");
-    const requirements = await this.payments.match(call.endpoint, payment);
-    if (!requirements) throw await this.paymentInvalid(call, "No matching payment requirements", "The payment does not match this endpoint's requirements (scheme, network, asset, amount, payTo and maxTimeoutSeconds must be exactly as in PAYMENT-REQUIRED).");
+    if (!payment) throw this.paymentInvalid(call, "invalid_payload", "The payment could not be read: it must be an x402 v2 PaymentPayload (base64 JSON in PAYMENT-SIGNATURE; an object in _meta[\"x402/payment\"] over MCP).");
+    if (!this.payments.boundTo(payment, call.resourceUrl)) throw this.paymentInvalid(call, "resource_mismatch", `The payment was signed for another call (${String(payment.resource?.url).slice(0, 200)}); a payment pays only for the call it was signed for. Sign this call's PAYMENT-REQUIRED.`);
+    const requirements = this.payments.match(call.endpoint, payment);
+    if (!requirements) throw this.paymentInvalid(call, "No matching payment requirements", "The payment does not match this endpoint's requirements (scheme, network, asset, amount, payTo and maxTimeoutSeconds must be exactly as in PAYMENT-REQUIRED).");
 
     const ref = this.payments.nonceRef(payment);
-    if (!(await this.store.claimNonce(ref))) throw await this.paymentInvalid(call, "payment_already_used", "This payment was already used, or is being used by another call right now. Sign a new one.");
+    if (!(await this.store.claimNonce(ref))) throw this.paymentInvalid(call, "payment_already_used", "This payment was already used, or is being used by another call right now. Sign a new one.");
     let callId: string;
     try {
       const verified = await this.payments.verify(payment, requirements);
-      if (!verified.ok) throw await this.paymentInvalid(call, verified.reason, `The facilitator refused the payment (${verified.reason}).`);
+      if (!verified.ok) throw this.paymentInvalid(call, verified.reason, `The facilitator refused the payment (${verified.reason}).`);
       const payer = verified.payer ?? (payment.payload as { authorization?: { from?: string } }).authorization?.from ?? "unknown";
       const begun = await this.store.beginCall({ ...base, principal: principal ?? `x402:${payer.toLowerCase()}`, paidBy: "x402", paymentRef: ref });
       if (!begun.ok) throw new Error("an x402 call could not be recorded");
@@ -145,55 +171,69 @@ class AccessLayer implements AccessService {
       headers: {},
       commit: async (): Promise<Receipt> => {
         const settled = await this.payments.settle(payment, requirements);
-        const response = encodePaymentResponseHeader(settled);
-        if (!settled.success) {
-          await this.store.finishCall(callId, "error", { detail: `settlement failed: ${settled.errorReason}` });
-          const problem = await this.paymentInvalid(call, settled.errorReason ?? "settlement_failed", `The payment was verified but could not be settled (${settled.errorReason}); the result is withheld and nothing was charged.`);
-          problem.headers["PAYMENT-RESPONSE"] = response;
-          throw problem;
+        const response = encodePaymentResponseHeader(settled.response);
+        if (settled.state === "settled") {
+          await this.store.finishCall(callId, "ok", { paymentTx: settled.response.transaction });
+          return { headers: { "PAYMENT-RESPONSE": response }, meta: { payment_response: settled.response } };
         }
-        await this.store.finishCall(callId, "ok", { paymentTx: settled.transaction });
-        return { headers: { "PAYMENT-RESPONSE": response }, meta: { payment_response: settled } };
+        if (settled.state === "unknown") {
+          await this.store.settlementUnknown(callId, JSON.stringify({ payment, requirements }));
+          throw new Problem({
+            status: 502,
+            code: "settlement_unknown",
+            detail: "The payment was sent for settlement but the facilitator's answer was lost, and whether it settled cannot be told yet. It may have been charged: do not pay again for this call. The operator reconciles it against the chain; the result is withheld.",
+            headers: { "PAYMENT-RESPONSE": response, "Cache-Control": "no-store" },
+            extra: { payment_response: settled.response },
+          });
+        }
+        await this.store.finishCall(callId, "error", { detail: `settlement failed: ${settled.response.errorReason}` });
+        const problem = this.paymentInvalid(call, settled.response.errorReason!, `The payment was verified but could not be settled (${settled.response.errorReason}); the result is withheld and nothing was charged.`);
+        problem.headers["PAYMENT-RESPONSE"] = response;
+        throw problem;
       },
       release: async (problem) => this.store.finishCall(callId, "error", { detail: `${problem.status} ${problem.code}` }),
     };
   }
 
-  /** The 402 of a call nobody pays for yet. */
-  private async paymentRequired(call: CallRequest, headers: Record<string, string>, bucket: string | undefined, key: KeyRecord | undefined): Promise<Problem> {
-    const pr = await this.payments.paymentRequired(call.endpoint, call.resourceUrl);
+  /** The 402 of a call nobody pays for yet: why, and the ways forward that are open to this caller. */
+  private paymentRequired(call: CallRequest, headers: Record<string, string>, bucket: string | undefined, key: boolean): Problem {
+    const where = bucket ? ` (bucket ${bucket})` : "";
     const why = key
-      ? `The free allowance of this key is used up for today${bucket ? ` (bucket ${bucket})` : ""} and its card credit does not cover the price of $${call.endpoint.price}.`
+      ? `The free allowance of this key is used up for today${where} and its card credit does not cover the price of $${call.endpoint.price}.`
       : call.channel === "mcp"
-        ? `The free allowance of this client is used up for today${bucket ? ` (bucket ${bucket})` : ""}.`
+        ? `The free allowance of this client is used up for today${where}.`
         : `This call costs $${call.endpoint.price}. Calls without payment need a free key (X-API-Key).`;
-    return this.problem402("payment_required", `${why} Pay with x402, get a free key at ${this.settings.baseUrl}/free, or buy card credit.`, pr, headers, call.endpoint);
+    const ways = this.waysForward(call, key);
+    return this.problem402("payment_required", `${why} ${offer(ways)}`, call, headers, "Payment required", ways);
   }
 
   /** The 402 of a payment that was refused: a fresh PaymentRequired whose error says why. */
-  private async paymentInvalid(call: CallRequest, reason: string, detail: string): Promise<Problem> {
-    const pr = await this.payments.paymentRequired(call.endpoint, call.resourceUrl, reason);
-    const problem = this.problem402("payment_invalid", detail, pr, {}, call.endpoint);
+  private paymentInvalid(call: CallRequest, reason: string, detail: string): Problem {
+    const problem = this.problem402("payment_invalid", detail, call, {}, reason, this.waysForward(call, false));
     problem.extra.x402_error = reason;
     return problem;
   }
 
-  private problem402(code: string, detail: string, pr: PaymentRequired, headers: Record<string, string>, endpoint: Endpoint): Problem {
+  /** x402 when the service takes it; a free key for callers without one; card credit (bought with a key). */
+  private waysForward(call: CallRequest, key: boolean): WayForward[] {
     const base = this.settings.baseUrl;
+    const ways: WayForward[] = [];
+    if (this.payments.enabled) ways.push({ way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", offer: "pay with x402" });
+    if (!key) ways.push({ way: "free_key", how: "Get a free key (no signup) and send it in the X-API-Key header: calls are free within a daily allowance.", offer: `get a free key at ${base}/free`, url: `${base}/free` });
+    ways.push({ way: "credit", how: key ? "Buy prepaid card credit for this key (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent." : "With a key, buy prepaid card credit (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent.", offer: key ? "buy card credit for this key" : "buy card credit with a key", url: `${base}/credit/checkout` });
+    return ways;
+  }
+
+  private problem402(code: string, detail: string, call: CallRequest, headers: Record<string, string>, error: string, ways: WayForward[]): Problem {
+    const pr = this.payments.paymentRequired(call.endpoint, call.resourceUrl, error);
+    const x402 = ways.find((w) => w.way === "x402");
+    if (x402 && pr) Object.assign(x402, { network: pr.accepts[0].network, amount: pr.accepts[0].amount });
     return new Problem({
       status: 402,
       code,
       detail,
-      headers: { ...headers, "PAYMENT-REQUIRED": encodePaymentRequiredHeader(pr), "Cache-Control": "no-store" },
-      extra: {
-        price_usd: endpoint.price,
-        payment_required: pr,
-        ways_forward: [
-          { way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", network: pr.accepts[0]?.network, amount: pr.accepts[0]?.amount },
-          { way: "free_key", how: "Get a free key (no signup) and send it in the X-API-Key header: calls are free within a daily allowance.", url: `${base}/free` },
-          { way: "credit", how: "Buy prepaid card credit for your key (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent.", url: `${base}/credit/checkout` },
-        ],
-      },
+      headers: { ...headers, ...(pr ? { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(pr) } : {}), "Cache-Control": "no-store" },
+      extra: { price_usd: call.endpoint.price, ...(pr ? { payment_required: pr } : {}), ways_forward: ways.map(({ offer: _offer, ...w }) => w) },
     });
   }
 

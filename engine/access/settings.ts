@@ -15,6 +15,8 @@ export interface X402Settings {
   /** Where payments go; without it the service cannot ask for payment (402s say so). */
   payTo?: string;
   facilitatorUrl: string;
+  /** A JSON-RPC URL of the network: settlements whose answer was lost are checked on chain through it. */
+  rpcUrl?: string;
   maxTimeoutSeconds: number;
 }
 
@@ -30,8 +32,13 @@ export interface StripeSettings {
 export interface AccessSettings {
   baseUrl: string;
   freeKeysPerDay: number;
-  /** Calls still pending this long after they began are taken as interrupted by a crash, and given back at start-up. */
-  pendingStaleMs: number;
+  /**
+   * An instance's lease: it renews it every third of this; an instance silent this long is taken as gone, and its
+   * pending calls are given back by the others (PostgreSQL) or at the next start (SQLite).
+   */
+  leaseMs: number;
+  /** Several instances share the store (PostgreSQL): they sweep for each other's interrupted calls. */
+  shared: boolean;
   databaseSchema?: string;
   x402: X402Settings;
   stripe: StripeSettings;
@@ -47,8 +54,8 @@ export function accessSettings(config: Config, env: NodeJS.ProcessEnv): AccessSe
   return {
     baseUrl: config.baseUrl,
     freeKeysPerDay: num(env.FREE_KEYS_PER_DAY, 5),
-    // SQLite serves one process, so anything pending at start-up died with the last one; PostgreSQL instances wait.
-    pendingStaleMs: num(env.PENDING_STALE_SECONDS, config.databaseUrl ? 600 : 0) * 1000,
+    leaseMs: Math.max(1, num(env.PENDING_STALE_SECONDS, 60)) * 1000,
+    shared: Boolean(config.databaseUrl),
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     x402: {
       network,
@@ -57,6 +64,7 @@ export function accessSettings(config: Config, env: NodeJS.ProcessEnv): AccessSe
       assetVersion: env.X402_ASSET_VERSION || usdc?.version || "2",
       payTo: env.X402_PAY_TO || undefined,
       facilitatorUrl: env.X402_FACILITATOR_URL || "https://x402.org/facilitator",
+      rpcUrl: env.X402_RPC_URL || undefined,
       maxTimeoutSeconds: num(env.X402_MAX_TIMEOUT_SECONDS, 60),
     },
     stripe: {

@@ -14,10 +14,14 @@ export interface StoreOptions {
   databaseUrl?: string;
   /** PostgreSQL schema (DATABASE_SCHEMA); default public. */
   schema?: string;
+  /** How long this instance's lease lasts without a heartbeat (renewed every third of it); default 60 s. */
+  leaseMs?: number;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store & { dialect: "sqlite" | "postgres" }> {
   const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema) : openSqlite(path.join(opts.dataDir, "access.sqlite"));
   await migrate(db);
-  return new SqlStore(db);
+  const store = new SqlStore(db, { leaseMs: opts.leaseMs ?? 60_000 });
+  await store.start();
+  return store;
 }

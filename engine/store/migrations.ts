@@ -58,6 +58,18 @@ export const MIGRATIONS: string[][] = [
       at BIGINT NOT NULL
     )`,
   ],
+  [
+    // Each running process holds a lease it renews until expires_at; a pending call belongs to the instance that
+    // began it, and only the calls of an instance that is gone or whose lease ran out are given back.
+    `CREATE TABLE instances (
+      id TEXT PRIMARY KEY,
+      started_at BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL
+    )`,
+    `ALTER TABLE calls ADD COLUMN instance_id TEXT`,
+    // x402 calls whose settlement outcome is not known: what `npm run payments -- reconcile` needs to find out.
+    `ALTER TABLE calls ADD COLUMN payment_payload TEXT`,
+  ],
 ];
 
 export async function migrate(db: Db): Promise<void> {

@@ -2,17 +2,8 @@
 // so concurrent calls (and several instances on PostgreSQL) can never overspend a bucket or a balance.
 import { randomUUID } from "node:crypto";
 import type { Db, Row } from "./db.ts";
+import { GroupCommit } from "./group-commit.ts";
 import type { BeginCall, BeginResult, CallRecord, CreditEntry, KeyRecord, Store } from "./types.ts";
-
-class Refused extends Error {
-  readonly reason: "allowance" | "credit";
-  readonly bucket?: string;
-  constructor(reason: "allowance" | "credit", bucket?: string) {
-    super(reason);
-    this.reason = reason;
-    this.bucket = bucket;
-  }
-}
 
 /** Free keys minted per client address and day are counted like an allowance bucket. */
 const MINT_BUCKET = "free-keys";
@@ -41,12 +32,38 @@ const toCall = (r: Row): CallRecord => ({
   detail: (r.detail as string | null) ?? undefined,
 });
 
+const INSERT_CREDIT_ENTRY = "INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
 export class SqlStore implements Store {
   private readonly db: Db;
   readonly dialect: Db["dialect"];
-  constructor(db: Db) {
+  /** This process: the pending calls it begins are its own, and nobody gives them back while its lease holds. */
+  readonly instanceId = randomUUID();
+  private readonly leaseMs: number;
+  private heartbeat?: NodeJS.Timeout;
+  private readonly batch: GroupCommit;
+
+  constructor(db: Db, opts: { leaseMs: number }) {
     this.db = db;
     this.dialect = db.dialect;
+    this.leaseMs = opts.leaseMs;
+    this.batch = new GroupCommit(db);
+  }
+
+  /** Takes this instance's lease and renews it three times a lease. */
+  async start(): Promise<void> {
+    const now = Date.now();
+    await this.db.run("INSERT INTO instances (id, started_at, expires_at) VALUES (?, ?, ?)", [this.instanceId, now, now + this.leaseMs]);
+    this.heartbeat = setInterval(() => void this.renewLease().catch(() => undefined), Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.heartbeat.unref();
+  }
+
+  private async renewLease(): Promise<void> {
+    const now = Date.now();
+    // Taken for gone by another instance (it was silent too long): it is alive after all, so it enrols again.
+    if (!(await this.db.run("UPDATE instances SET expires_at = ? WHERE id = ?", [now + this.leaseMs, this.instanceId]))) {
+      await this.db.run("INSERT INTO instances (id, started_at, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING", [this.instanceId, now, now + this.leaseMs]);
+    }
   }
 
   async mintKey(p: { hash: string; clientId: string; day: string; maxPerDay: number; label?: string }): Promise<KeyRecord | undefined> {
@@ -74,68 +91,111 @@ export class SqlStore implements Store {
     const callId = randomUUID();
     const at = Date.now();
     const buckets = p.paidBy === "allowance" ? (p.buckets ?? []) : [];
-    try {
-      await this.db.tx(async (t) => {
-        for (const b of buckets) {
-          if (!(await t.run(INCREMENT_BUCKET, [b.id, p.principal, p.day, b.limit, b.limit]))) throw new Refused("allowance", b.id);
+    // Part of a group commit: a refusal undoes this call's own increments instead of rolling the batch back.
+    return this.batch.run(async (t): Promise<BeginResult> => {
+      const used = new Map<string, number>();
+      for (const b of buckets) {
+        const [row] = await t.all<{ used: number }>(`${INCREMENT_BUCKET} RETURNING used`, [b.id, p.principal, p.day, b.limit, b.limit]);
+        if (!row) {
+          for (const taken of used.keys()) await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [taken, p.principal, p.day]);
+          return { ok: false, reason: "allowance", bucket: b.id };
         }
-        if (p.paidBy === "credit") {
-          const debited = await t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]);
-          if (!debited) throw new Refused("credit");
-          await t.run("INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, 'call', NULL, ?, ?)", [randomUUID(), p.keyId, at, -p.priceMicro, callId, p.endpoint]);
-        }
-        await t.run(
-          `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, buckets, key_id, payment_ref)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-          [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef],
-        );
-      });
-    } catch (e) {
-      if (e instanceof Refused) return { ok: false, reason: e.reason, bucket: e.bucket };
-      throw e;
-    }
-    return { ok: true, callId };
-  }
-
-  async finishCall(callId: string, outcome: "ok" | "error", p: { detail?: string; paymentTx?: string } = {}): Promise<void> {
-    if (outcome === "ok" && p.paymentTx === undefined) {
-      // Allowance and credit calls: the charge was taken at beginCall; only the outcome is left to write.
-      await this.db.run("UPDATE calls SET outcome = 'ok', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [Date.now(), p.detail, callId]);
-      return;
-    }
-    if (outcome === "ok") {
-      await this.db.tx(async (t) => {
-        await t.run("UPDATE calls SET outcome = 'ok', finished_at = ?, payment_tx = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [Date.now(), p.paymentTx, p.detail, callId]);
-        await t.run("UPDATE payment_nonces SET state = 'settled' WHERE id = (SELECT payment_ref FROM calls WHERE id = ?)", [callId]);
-      });
-      return;
-    }
-    await this.db.tx(async (t) => {
-      const [row] = await t.all("SELECT * FROM calls WHERE id = ? AND outcome = 'pending'", [callId]);
-      if (row) await this.giveBack(t, row, "error", p.detail, true);
+        used.set(b.id, Number(row.used));
+      }
+      if (p.paidBy === "credit") {
+        const debited = await t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]);
+        if (!debited) return { ok: false, reason: "credit" };
+        await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), p.keyId, at, -p.priceMicro, "call", null, callId, p.endpoint]);
+      }
+      await t.run(
+        `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, buckets, key_id, payment_ref, instance_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+        [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef, this.instanceId],
+      );
+      return { ok: true, callId, used };
     });
   }
 
-  async recoverInterrupted(before: number): Promise<number> {
+  async finishCall(callId: string, outcome: "ok" | "error", p: { detail?: string; paymentTx?: string } = {}): Promise<void> {
+    const now = Date.now();
+    if (outcome === "ok") {
+      const done = p.paymentTx === undefined
+        // Allowance and credit calls: the charge was taken at beginCall; only the outcome is left to write.
+        ? await this.batch.run((t) => t.run("UPDATE calls SET outcome = 'ok', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'pending'", [now, p.detail, callId]))
+        : await this.db.tx(async (t) => {
+          const n = await t.run("UPDATE calls SET outcome = 'ok', finished_at = ?, payment_tx = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'interrupted', 'settlement_unknown')", [now, p.paymentTx, p.detail, callId]);
+          await t.run("UPDATE payment_nonces SET state = 'settled' WHERE id = (SELECT payment_ref FROM calls WHERE id = ?)", [callId]);
+          return n;
+        });
+      if (!done) await this.finishAfterGiveBack(callId);
+      return;
+    }
+    await this.db.tx(async (t) => {
+      const rows = await t.all("UPDATE calls SET outcome = 'error', finished_at = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'settlement_unknown') RETURNING *", [now, p.detail?.slice(0, 500), callId]);
+      for (const row of rows) await this.giveBack(t, row, true);
+    });
+  }
+
+  /**
+   * A call that succeeded after its charge was given back (its instance was silent past its lease): it was
+   * answered, so the ledger records it and the charge is taken again (the allowance even past its size; the
+   * credit only if it still covers the price, else the call is `uncharged`).
+   */
+  private async finishAfterGiveBack(callId: string): Promise<void> {
+    await this.db.tx(async (t) => {
+      const [row] = await t.all("UPDATE calls SET outcome = 'ok', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'interrupted' RETURNING *", [Date.now(), "finished after it was given back as interrupted: charged again", callId]);
+      if (!row) return;
+      for (const bucket of JSON.parse(String(row.buckets)) as string[]) {
+        await t.run("INSERT INTO allowance_usage (bucket, principal, day, used) VALUES (?, ?, ?, 1) ON CONFLICT (bucket, principal, day) DO UPDATE SET used = allowance_usage.used + 1", [bucket, row.principal, row.day]);
+      }
+      if (row.paid_by !== "credit") return;
+      if (await t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [row.price_micro, row.key_id, row.price_micro])) {
+        await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), row.key_id, Date.now(), -Number(row.price_micro), "call", null, row.id, `${row.endpoint} (finished after it was given back)`]);
+      } else {
+        await t.run("UPDATE calls SET outcome = 'uncharged', detail = ? WHERE id = ?", ["finished after it was given back as interrupted; the credit no longer covered it", row.id]);
+      }
+    });
+  }
+
+  async recoverInterrupted(opts: { othersGone?: boolean } = {}): Promise<number> {
+    const now = Date.now();
+    const liveAt = opts.othersGone ? Number.MAX_SAFE_INTEGER : now;
     return this.db.tx(async (t) => {
-      const rows = await t.all("SELECT * FROM calls WHERE outcome = 'pending' AND at < ?", [before]);
+      // Claimed by one conditional UPDATE: two instances sweeping at once each get a disjoint set of calls.
+      const rows = await t.all(
+        `UPDATE calls SET outcome = 'interrupted', finished_at = ?, detail = ?
+         WHERE outcome = 'pending' AND (instance_id IS NULL OR instance_id <> ?)
+           AND (instance_id IS NULL OR instance_id NOT IN (SELECT id FROM instances WHERE expires_at >= ?))
+         RETURNING *`,
+        [now, "the service stopped during the call", this.instanceId, liveAt],
+      );
       // An x402 payment may or may not have settled before the process died: its nonce stays used.
-      for (const row of rows) await this.giveBack(t, row, "interrupted", "the service stopped during the call", false);
+      for (const row of rows) await this.giveBack(t, row, false);
+      await t.run("DELETE FROM instances WHERE id <> ? AND expires_at < ?", [this.instanceId, liveAt]);
       return rows.length;
     });
   }
 
-  private async giveBack(t: Db, row: Row, outcome: "error" | "interrupted", detail: string | undefined, releaseNonce: boolean): Promise<void> {
-    const now = Date.now();
-    await t.run("UPDATE calls SET outcome = ?, finished_at = ?, detail = ? WHERE id = ?", [outcome, now, detail?.slice(0, 500), row.id]);
+  /** Gives back what a call reserved; its ledger row was already moved out of `pending` by the caller's UPDATE. */
+  private async giveBack(t: Db, row: Row, releaseNonce: boolean): Promise<void> {
     for (const bucket of JSON.parse(String(row.buckets)) as string[]) {
       await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ? AND used > 0", [bucket, row.principal, row.day]);
     }
     if (row.paid_by === "credit") {
       await t.run("UPDATE api_keys SET credit_micro = credit_micro + ? WHERE id = ?", [row.price_micro, row.key_id]);
-      await t.run("INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, 'refund', NULL, ?, ?)", [randomUUID(), row.key_id, now, row.price_micro, row.id, `${outcome}: ${row.endpoint}`]);
+      await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), row.key_id, Date.now(), row.price_micro, "refund", null, row.id, `${row.outcome}: ${row.endpoint}`]);
     }
     if (row.payment_ref && releaseNonce) await t.run("DELETE FROM payment_nonces WHERE id = ?", [row.payment_ref]);
+  }
+
+  async settlementUnknown(callId: string, payment: string): Promise<void> {
+    await this.db.run("UPDATE calls SET outcome = 'settlement_unknown', finished_at = ?, payment_payload = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'interrupted')",
+      [Date.now(), payment, "the facilitator's settlement answer was lost; to reconcile against the chain", callId]);
+  }
+
+  async unknownSettlements(): Promise<{ callId: string; payment: string }[]> {
+    const rows = await this.db.all<{ id: string; payment_payload: string }>("SELECT id, payment_payload FROM calls WHERE outcome = 'settlement_unknown' ORDER BY at");
+    return rows.map((r) => ({ callId: r.id, payment: r.payment_payload }));
   }
 
   async claimNonce(ref: string): Promise<boolean> {
@@ -166,7 +226,7 @@ export class SqlStore implements Store {
       if (e.ref && (await t.all("SELECT 1 FROM credit_entries WHERE ref = ?", [e.ref])).length) return false;
       const moved = await t.run("UPDATE api_keys SET credit_micro = credit_micro + ? WHERE id = ? AND credit_micro + ? >= 0", [e.deltaMicro, e.keyId, e.deltaMicro]);
       if (!moved) return false;
-      await t.run("INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)", [randomUUID(), e.keyId, Date.now(), e.deltaMicro, e.kind, e.ref, e.note]);
+      await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), e.keyId, Date.now(), e.deltaMicro, e.kind, e.ref, null, e.note]);
       return true;
     });
   }
@@ -176,7 +236,10 @@ export class SqlStore implements Store {
     return rows.map((r) => ({ keyId: String(r.key_id), at: Number(r.at), deltaMicro: Number(r.delta_micro), kind: String(r.kind), ref: (r.ref as string | null) ?? undefined, note: (r.note as string | null) ?? undefined }));
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  /** Stops the heartbeat and gives up the lease: the pending calls left (none after a clean stop) are anyone's to give back. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    await this.db.run("DELETE FROM instances WHERE id = ?", [this.instanceId]).catch(() => undefined);
+    await this.db.close();
   }
 }

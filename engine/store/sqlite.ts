@@ -4,6 +4,8 @@ import path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { Db, Row } from "./db.ts";
 
+const queues = new Map<string, Promise<unknown>>();
+
 export function openSqlite(file: string): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
@@ -22,11 +24,13 @@ export function openSqlite(file: string): Db {
     tx: (fn) => fn(inner),
     close: async () => {},
   };
-  // One connection: statements and transactions take turns, so a statement never lands inside another's transaction.
-  let queue: Promise<unknown> = Promise.resolve();
+  // Statements and transactions take turns, so a statement never lands inside another's transaction. The turns are
+  // per file, not per connection: a second connection of this process waiting for the lock would block the thread
+  // that holds it.
+  const shared = path.resolve(file);
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = queue.then(fn, fn);
-    queue = next.catch(() => undefined);
+    const next = (queues.get(shared) ?? Promise.resolve()).then(fn, fn);
+    queues.set(shared, next.catch(() => undefined));
     return next;
   };
   return {

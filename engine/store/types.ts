@@ -2,7 +2,12 @@
 // Two implementations of one interface: SQLite (default) and PostgreSQL (DATABASE_URL); see engine/store/index.ts.
 
 export type PaidBy = "allowance" | "credit" | "x402";
-export type Outcome = "pending" | "ok" | "error" | "interrupted";
+/**
+ * pending -> ok | error (nothing charged) | interrupted (its instance stopped: given back) | settlement_unknown (x402:
+ * the facilitator's answer was lost and the chain could not tell). interrupted -> ok when the call finishes after all
+ * (charged again), or uncharged when its credit no longer covers it. settlement_unknown -> ok | error by reconcile.
+ */
+export type Outcome = "pending" | "ok" | "error" | "interrupted" | "settlement_unknown" | "uncharged";
 
 export interface KeyRecord {
   id: string;
@@ -35,7 +40,8 @@ export interface BeginCall {
   paymentRef?: string;
 }
 
-export type BeginResult = { ok: true; callId: string } | { ok: false; reason: "allowance" | "credit"; bucket?: string };
+/** ok: the reservation, and (allowance) each bucket's use today counting this call. */
+export type BeginResult = { ok: true; callId: string; used?: Map<string, number> } | { ok: false; reason: "allowance" | "credit"; bucket?: string };
 
 export interface CallRecord {
   id: string;
@@ -67,10 +73,22 @@ export interface Store {
 
   /** Reserves the charge of a call (allowance, credit) and writes its pending ledger row, atomically. */
   beginCall(p: BeginCall): Promise<BeginResult>;
-  /** ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce). */
+  /**
+   * ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce).
+   * Also resolves a settlement_unknown call (ok with its transaction, or error: it never settled).
+   */
   finishCall(callId: string, outcome: "ok" | "error", p?: { detail?: string; paymentTx?: string }): Promise<void>;
-  /** Gives back the reservations of calls still pending since before `before` (their process died); answers how many. */
-  recoverInterrupted(before: number): Promise<number>;
+  /**
+   * Gives back the reservations of pending calls whose instance is gone or let its lease run out (never this
+   * instance's own, never a live one's); with othersGone, of every other instance (SQLite at start-up: one process
+   * serves the file). Answers how many. Safe to run on several instances at once: each call is given back once.
+   */
+  recoverInterrupted(opts?: { othersGone?: boolean }): Promise<number>;
+
+  /** x402: the settlement's outcome is not known; `payment` (JSON of the payload and requirements) lets reconcile ask the chain later. */
+  settlementUnknown(callId: string, payment: string): Promise<void>;
+  /** The calls left in settlement_unknown, oldest first. */
+  unknownSettlements(): Promise<{ callId: string; payment: string }[]>;
 
   /** Claims an x402 payment nonce; false when it is in flight or was used (a replay). */
   claimNonce(ref: string): Promise<boolean>;

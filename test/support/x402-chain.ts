@@ -40,6 +40,12 @@ const TOKEN_ABI = [
   { type: "function", name: "authorizationState", stateMutability: "view", inputs: [{ name: "a", type: "address" }, { name: "n", type: "bytes32" }], outputs: [{ type: "bool" }] },
 ] as const;
 
+/**
+ * How the facilitator answers /settle: as the library does; with a failure full of facilitator internals (viem text,
+ * calldata, addresses); settling on chain and then dropping the connection; or dropping it without settling.
+ */
+export type SettleMode = "normal" | "verbose-failure" | "settle-then-drop" | "drop";
+
 export interface X402Chain {
   network: string;
   /** The token contract (the x402 `asset`). */
@@ -49,6 +55,12 @@ export interface X402Chain {
   /** A funded payer (5 USDC unless told otherwise). */
   payer: PrivateKeyAccount;
   facilitatorUrl: string;
+  /** The chain's JSON-RPC over HTTP (X402_RPC_URL). */
+  rpcUrl: string;
+  /** Changes how the facilitator answers /settle from now on. */
+  settleMode(mode: SettleMode): void;
+  /** Settles a payment on chain through the facilitator directly (a settlement that lands late). */
+  settle(payload: PaymentPayload): Promise<{ success: boolean; transaction: string }>;
   /** The X402_* variables that point the service at this chain (README, Payment: Configuration). */
   env: Record<string, string>;
   publicClient: PublicClient;
@@ -129,11 +141,27 @@ export async function startX402Chain(opts: { payerFunds?: bigint } = {}): Promis
       res.status(500).json({ error: (e as Error).message });
     }
   });
+  let mode: SettleMode = "normal";
   app.post("/settle", async (req, res) => {
+    if (mode === "drop") return void req.socket.destroy();
+    if (mode === "verbose-failure") {
+      const internals = `ContractFunctionExecutionError: The contract function "transferWithAuthorization" reverted. Contract Call: address: ${req.body.paymentRequirements.asset} function: transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) args: (${JSON.stringify(req.body.paymentPayload.payload)}) sender: ${facilitatorAccount.address} Docs: https://viem.sh/docs/contract/writeContract Version: viem@2.57.20 calldata 0x${"e3ee160e".padEnd(3000, "0")}`;
+      return void res.json({ success: false, errorReason: `invalid_exact_evm_transaction_failed: ${internals}`, errorMessage: internals, transaction: "", network: NETWORK, payer: req.body.paymentPayload.payload.authorization.from });
+    }
     try {
-      res.json(await facilitator.settle(req.body.paymentPayload, req.body.paymentRequirements));
+      const settled = await facilitator.settle(req.body.paymentPayload, req.body.paymentRequirements);
+      if (mode === "settle-then-drop") return void req.socket.destroy();
+      res.json(settled);
     } catch (e) {
       res.status(500).json({ error: (e as Error).message });
+    }
+  });
+  // The chain's JSON-RPC over HTTP, for a service (or a command) in another process or with X402_RPC_URL.
+  app.post("/rpc", async (req, res) => {
+    try {
+      res.json({ jsonrpc: "2.0", id: req.body.id, result: await provider.request({ method: req.body.method, params: req.body.params }) });
+    } catch (e) {
+      res.json({ jsonrpc: "2.0", id: req.body.id, error: { code: -32000, message: (e as Error).message } });
     }
   });
   const server = await new Promise<Server>((resolve) => {
@@ -152,6 +180,9 @@ export async function startX402Chain(opts: { payerFunds?: bigint } = {}): Promis
     payTo,
     payer,
     facilitatorUrl,
+    rpcUrl: `${facilitatorUrl}/rpc`,
+    settleMode: (m) => void (mode = m),
+    settle: async (payload) => facilitator.settle(payload, payload.accepted),
     env: {
       X402_NETWORK: NETWORK,
       X402_ASSET: asset,
