@@ -6,6 +6,7 @@ import { buildOpenApi } from "./openapi.ts";
 import { renderDocsPage } from "./docs-page.ts";
 import { mountAccessRoutes } from "./access/routes.ts";
 import { mountMcp } from "./mcp/index.ts";
+import { credentialState, missingCredentials } from "./sources.ts";
 import type { Engine } from "./engine.ts";
 
 export function sendProblem(res: Response, problem: Problem, instance?: string): void {
@@ -37,7 +38,14 @@ export function createHttpApp(engine: Engine): Express {
       ...(d.version ? { version: d.version.version, loaded_at: d.version.loaded_at, counts: d.version.counts } : {}),
       ...(d.last_failure ? { last_failure: d.last_failure } : {}),
     }));
-    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets });
+    // Sources whose credential is unset: a required one makes their calls answer 503; a fallback sends them to a public host.
+    const credentials_missing = [...engine.registry.sources.values()].flatMap((s) => {
+      const state = credentialState(s, engine.env);
+      if (state !== "missing" && state !== "fallback") return [];
+      return [{ source: s.name, variables: missingCredentials(s, engine.env),
+        effect: state === "missing" ? "calls answer 503 upstream_credentials_missing" : `calls go to the public host ${s.auth!.fallback_base_url} without credentials` }];
+    });
+    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing });
   });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));

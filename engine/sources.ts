@@ -2,12 +2,27 @@
 import fs from "node:fs";
 import YAML from "yaml";
 
+export interface AuthSpec {
+  type: "basic" | "bearer" | "header" | "query" | "oauth2";
+  /** The variable holding the credential (for oauth2: the client id). */
+  env: string;
+  name?: string;
+  optional?: boolean;
+  /** oauth2: the variable holding the client secret. */
+  secret_env?: string;
+  /** oauth2: where the client-credentials token is requested. */
+  token_url?: string;
+  scope?: string;
+  /** Without the credential, call this base URL (a public host of the same API) anonymously instead. */
+  fallback_base_url?: string;
+}
+
 export interface SourceSpec {
   base_url: string;
   publisher: string;
   docs?: string;
   headers?: Record<string, string>;
-  auth?: { type: "basic" | "bearer" | "header" | "query"; env: string; name?: string; optional?: boolean };
+  auth?: AuthSpec;
   rate_limit?: { requests: number; per_seconds: number };
   timeout_ms?: number;
 }
@@ -30,7 +45,38 @@ export function readSources(file: string, env: NodeJS.ProcessEnv = process.env):
   return out;
 }
 
-/** Headers and query parameters that carry the source's credentials; they never appear in a logged URL. */
+/** Every environment variable the source's credential is read from. */
+export function credentialVars(source: Source): string[] {
+  const a = source.auth;
+  if (!a) return [];
+  return a.secret_env ? [a.env, a.secret_env] : [a.env];
+}
+
+/** The credential variables that are unset (all of them must be set for the credential to be used). */
+export function missingCredentials(source: Source, env: NodeJS.ProcessEnv = process.env): string[] {
+  return credentialVars(source).filter((v) => !env[v]);
+}
+
+/**
+ * What the server does about the source's credential: "set" (sent), "missing" (a required credential is unset:
+ * calls answer 503), "fallback" (unset: calls go anonymously to the public host), "anonymous" (optional, unset).
+ */
+export function credentialState(source: Source, env: NodeJS.ProcessEnv = process.env): "none" | "set" | "missing" | "fallback" | "anonymous" {
+  if (!source.auth) return "none";
+  if (!missingCredentials(source, env).length) return "set";
+  if (source.auth.fallback_base_url) return "fallback";
+  return source.auth.optional ? "anonymous" : "missing";
+}
+
+/** The base URL requests go to: the public fallback host while the credential is unset. */
+export function effectiveBaseUrl(source: Source, env: NodeJS.ProcessEnv = process.env): string {
+  return credentialState(source, env) === "fallback" ? source.auth!.fallback_base_url!.replace(/\/$/, "") : source.base_url;
+}
+
+/**
+ * Headers and query parameters that carry the source's static credentials; they never appear in a logged URL.
+ * An oauth2 source's bearer token is fetched by the upstream client (engine/oauth2.ts), not here.
+ */
 export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): { headers: Record<string, string>; query: Record<string, string> } {
   const a = source.auth;
   if (!a) return { headers: {}, query: {} };
@@ -41,5 +87,18 @@ export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): {
     case "bearer": return { headers: { authorization: `Bearer ${secret}` }, query: {} };
     case "header": return { headers: { [a.name ?? "x-api-key"]: secret }, query: {} };
     case "query": return { headers: {}, query: { [a.name ?? "api_key"]: secret } };
+    case "oauth2": return { headers: {}, query: {} };
   }
+}
+
+/** Replaces every credential value of every source in a text (an error message that may quote a request). */
+export function redactSecrets(text: string, sources: Iterable<Source>, env: NodeJS.ProcessEnv = process.env): string {
+  let out = text;
+  for (const s of sources) {
+    for (const v of credentialVars(s)) {
+      const secret = env[v];
+      if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]").split(encodeURIComponent(secret)).join("[redacted]");
+    }
+  }
+  return out;
 }

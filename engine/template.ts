@@ -12,6 +12,13 @@ const FILTERS: Record<string, (v: string) => string> = {
   boeDate: (v) => boeDate(v),
   nospace: (v) => v.replace(/\s+/g, ""),
   digits: (v) => v.replace(/\D+/g, ""),
+  // A UK company number as Companies House keys it: 8 characters, any letter prefix (SC, NI, OC, FC…) kept and
+  // the digits zero-padded ("sc12345" -> "SC012345", "2578066" -> "02578066").
+  companyNumber: (v) => {
+    const t = v.replace(/\s+/g, "").toUpperCase();
+    const m = /^([A-Z]*)(\d+)([A-Z]?)$/.exec(t);
+    return m ? m[1] + m[2].padStart(8 - m[1].length - m[3].length, "0") + m[3] : t;
+  },
 };
 
 export const TEMPLATE_FILTERS = Object.keys(FILTERS);

@@ -2,7 +2,8 @@
 // a per-source rate limit, an LRU response cache with per-endpoint TTL, and single-flight.
 import got from "got";
 import { LRUCache } from "lru-cache";
-import { authFor, type Source } from "./sources.ts";
+import { authFor, credentialState, effectiveBaseUrl, missingCredentials, redactSecrets, type Source } from "./sources.ts";
+import { OAuth2Tokens } from "./oauth2.ts";
 import { parseBody, type BodyFormat, type CsvOptions } from "./parse-body.ts";
 import { Problem } from "./problem.ts";
 import type { Logger } from "./log.ts";
@@ -85,10 +86,12 @@ export class UpstreamClient {
   private readonly limiters = new Map<string, RateLimiter>();
   readonly sources: Map<string, Source>;
   private readonly opts: UpstreamOptions;
+  private readonly tokens: OAuth2Tokens;
 
   constructor(sources: Map<string, Source>, opts: UpstreamOptions) {
     this.sources = sources;
     this.opts = opts;
+    this.tokens = new OAuth2Tokens({ timeoutMs: opts.timeoutMs, log: opts.log, env: opts.env ?? process.env });
     this.cache = new LRUCache({ max: opts.cacheMaxEntries, ttlAutopurge: false });
     for (const s of sources.values()) {
       if (s.rate_limit) this.limiters.set(s.name, new RateLimiter(s.rate_limit.requests, s.rate_limit.per_seconds));
@@ -103,13 +106,15 @@ export class UpstreamClient {
 
   /** The URL as it may be shown: the source's base, the path and the query, without credentials. */
   publicUrl(req: UpstreamRequest): string {
-    const url = new URL(this.source(req.source).base_url + req.path);
+    const url = new URL(effectiveBaseUrl(this.source(req.source), this.opts.env ?? process.env) + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
     return url.toString();
   }
 
+  /** Forgets cached responses and OAuth2 tokens. */
   clearCache(): void {
     this.cache.clear();
+    this.tokens.clear();
   }
 
   async fetch(req: UpstreamRequest): Promise<Fetched> {
@@ -134,25 +139,38 @@ export class UpstreamClient {
   private async fetchFresh(req: UpstreamRequest, publicUrl: string): Promise<Fetched> {
     const source = this.source(req.source);
     const env = this.opts.env ?? process.env;
-    if (source.auth && !source.auth.optional && !env[source.auth.env]) {
+    const credential = credentialState(source, env);
+    if (credential === "missing") {
+      const vars = missingCredentials(source, env);
       throw new Problem({ status: 503, code: "upstream_credentials_missing",
-        detail: `The ${source.name} source needs a credential the server does not have: set ${source.auth.env}. The call was not charged.`,
-        extra: { upstream: source.name, variable: source.auth.env } });
+        detail: `The ${source.name} source needs a credential the server does not have: set ${vars.join(" and ")}. The call was not charged.`,
+        extra: { upstream: source.name, variables: vars } });
     }
-    const auth = authFor(source, env);
+    const auth = credential === "set" ? authFor(source, env) : { headers: {}, query: {} };
     const url = new URL(publicUrl);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
-    const headers = { "user-agent": USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers };
+    const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers };
+    // An OAuth2 source's bearer token; when the upstream refuses it (401), one more try with a fresh token.
+    let token = source.auth?.type === "oauth2" && credential === "set" ? await this.tokens.token(source) : undefined;
+    let tokenRetried = false;
     const timeout = source.timeout_ms ?? this.opts.timeoutMs;
 
     let lastError: UpstreamError | undefined;
     for (let attempt = 0; attempt <= this.opts.retries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, RETRY_DELAY_MS * 2 ** (attempt - 1)));
       await this.limiters.get(source.name)?.take();
+      if (token) headers.authorization = `Bearer ${token}`;
       const started = Date.now();
       try {
         const res = await got(url, { headers, timeout: { request: timeout }, retry: { limit: 0 }, throwHttpErrors: false, responseType: "text" });
         this.opts.log.debug({ source: source.name, url: publicUrl, status: res.statusCode, ms: Date.now() - started }, "upstream");
+        if (res.statusCode === 401 && token && !tokenRetried) {
+          tokenRetried = true;
+          this.tokens.invalidate(source, token);
+          token = await this.tokens.token(source);
+          attempt--; // the refused token does not use up a retry
+          continue;
+        }
         if (res.statusCode >= 300) {
           lastError = new UpstreamError("status", source.name, publicUrl, `answered HTTP ${res.statusCode}`, res.statusCode, res.body.slice(0, 2_000));
           if (RETRY_STATUSES.has(res.statusCode)) continue;
@@ -177,7 +195,7 @@ export class UpstreamClient {
         const timedOut = err.name === "TimeoutError" || err.code === "ETIMEDOUT";
         lastError = timedOut
           ? new UpstreamError("timeout", source.name, publicUrl, `did not answer within ${timeout} ms`)
-          : new UpstreamError("network", source.name, publicUrl, `could not be reached (${err.code ?? err.message})`);
+          : new UpstreamError("network", source.name, publicUrl, `could not be reached (${err.code ?? redactSecrets(err.message, this.sources.values(), env)})`);
         this.opts.log.warn({ source: source.name, url: publicUrl, attempt, error: lastError.message }, "upstream failed");
       }
     }

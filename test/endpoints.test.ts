@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { loadRegistry, type Registry } from "../engine/registry.ts";
-import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, useTestServer } from "./helpers.ts";
+import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, standInCredentials, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 
 // Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
@@ -22,7 +22,8 @@ describe("every endpoint file", () => {
   let server: Running;
   // Every credential a source names is set to a stand-in ("test-<variable>"), so examples can state the request
   // headers and query the credential becomes; a test of a missing credential starts its own server.
-  const credentials = Object.fromEntries([...(registry?.sources.values() ?? [])].flatMap((s) => (s.auth ? [[s.auth.env, `test-${s.auth.env.toLowerCase()}`]] : [])));
+  // An OAuth2 source's token request is mocked by mockExample, granting "test-<source>-token".
+  const credentials = standInCredentials(registry?.sources.values() ?? []);
   useTestServer({ access: freeAccess, env: credentials }, (s) => (server = s));
 
   for (const endpoint of registry?.endpoints.values() ?? []) {

@@ -408,3 +408,12 @@ examples:
     });
   }
 });
+
+describe("URL template filters", () => {
+  it("companyNumber pads a company number to Companies House's 8 characters, keeping its prefix", async () => {
+    const { Template } = await import("../engine/template.ts");
+    const render = (v: string) => new Template("{n|companyNumber}").render({ params: { n: v }, vars: {}, steps: {} });
+    assert.deepEqual(await Promise.all(["2578066", "02578066", "sc12345", "NI 000123", "OC301234", "IP29622R"].map(render)),
+      ["02578066", "02578066", "SC012345", "NI000123", "OC301234", "IP29622R"]);
+  });
+});

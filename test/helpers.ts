@@ -7,6 +7,7 @@ import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
 import type { Example, Registry } from "../engine/registry.ts";
+import { credentialVars, type Source } from "../engine/sources.ts";
 import type { Access } from "../engine/access/types.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -60,12 +61,36 @@ export function useTestServer(opts: EngineOptions & { env?: NodeJS.ProcessEnv },
 
 const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "application/json", xml: "application/xml", html: "text/html", txt: "text/plain" };
 
+/** The stand-in value of every credential variable the sources name: "test-<variable lower-cased>". */
+export function standInCredentials(sources: Iterable<Source>): Record<string, string> {
+  return Object.fromEntries([...sources].flatMap((s) => credentialVars(s).map((v) => [v, `test-${v.toLowerCase()}`])));
+}
+
+/** The access token the token service grants for an OAuth2 source's stand-in credentials in examples. */
+export const standInToken = (source: Source) => `test-${source.name}-token`;
+
 /**
- * Replays an example's recorded upstream responses. A fixture that states its request (query, headers, method,
+ * An OAuth2 source's token request, as the engine must make it with the stand-in credentials, answering the
+ * stand-in token (valid a day). Examples state `Authorization: Bearer test-<source>-token` in their fixtures.
+ */
+export function mockTokenRequest(source: Source, reply: { access_token?: string; expires_in?: number } = {}): nock.Scope {
+  const a = source.auth!;
+  const url = new URL(a.token_url!);
+  const form: Record<string, string> = { grant_type: "client_credentials", client_id: `test-${a.env.toLowerCase()}`, client_secret: `test-${a.secret_env!.toLowerCase()}` };
+  if (a.scope) form.scope = a.scope;
+  return nock(url.origin).post(url.pathname, form)
+    .reply(200, { access_token: reply.access_token ?? standInToken(source), expires_in: reply.expires_in ?? 86_400, token_type: "Bearer" });
+}
+
+/**
+ * Replays an example's recorded upstream responses. An OAuth2 source's token request is mocked here once per
+ * example (the engine's caches, tokens included, are cleared after each test). A fixture that states its request (query, headers, method,
  * body) matches only that request: a request that differs reaches no recording and fails the example.
  */
 export function mockExample(registry: Registry, example: Example): nock.Scope[] {
-  return (example.fixtures ?? []).map((f) => {
+  const oauth2 = new Set((example.fixtures ?? []).map((f) => registry.sources.get(f.source)).filter((s) => s?.auth?.type === "oauth2"));
+  const tokens = [...oauth2].map((s) => mockTokenRequest(s!));
+  return [...tokens, ...(example.fixtures ?? []).map((f) => {
     const source = registry.sources.get(f.source);
     if (!source) throw new Error(`fixture names unknown source ${f.source}`);
     const type = f.content_type ?? FORMAT_TYPES[path.extname(f.file).slice(1)] ?? "application/octet-stream";
@@ -73,7 +98,7 @@ export function mockExample(registry: Registry, example: Example): nock.Scope[] 
     for (const [name, value] of Object.entries(f.headers ?? {})) scope.matchHeader(name, value);
     const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : scope.get(f.path);
     return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type, ...f.reply_headers });
-  });
+  })];
 }
 
 export function queryString(params: Record<string, unknown>): string {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { readSources } from "../engine/sources.ts";
+import { credentialVars, readSources } from "../engine/sources.ts";
 import { ROOT } from "./helpers.ts";
 
 describe("README", () => {
@@ -14,7 +14,7 @@ describe("README", () => {
     for (const s of readSources(path.join(ROOT, "sources.yaml"), {}).values()) {
       assert.ok(readme.includes(`| \`${s.name}\` |`), `source ${s.name} listed`);
       assert.ok(readme.includes(`\`${s.envVar}\``), `${s.envVar} listed`);
-      if (s.auth) assert.ok(readme.includes(`\`${s.auth.env}\``), `${s.auth.env} listed`);
+      for (const v of credentialVars(s)) assert.ok(readme.includes(`\`${v}\``), `${v} listed`);
     }
   });
 });
