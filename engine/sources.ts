@@ -25,6 +25,8 @@ export interface SourceSpec {
   auth?: AuthSpec;
   rate_limit?: { requests: number; per_seconds: number };
   timeout_ms?: number;
+  /** Honour the upstream's HTTP caching: keep a response until its Expires, revalidate with If-Modified-Since. */
+  http_cache?: boolean;
 }
 
 export interface Source extends SourceSpec {

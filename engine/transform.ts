@@ -5,8 +5,11 @@
 //   $lastN(array,n) the last n items
 //   $changes(array, field)  the items where `field` differs from the item before (the first item included)
 //   $period(text)   statistical periods: "2025 SEP" -> "2025-09", "2025 Q3" -> "2025-Q3", "2025" -> "2025"
+//   $jsonstat(doc)  a JSON-stat 2.0 dataset as rows: { <dimension>: <category code>, ..., value, status } (engine/jsonstat.ts)
+//   $distanceKm(lat1, lng1, lat2, lng2)  great-circle (haversine) distance in kilometres
 import jsonata from "jsonata";
 import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
+import { jsonstatRows } from "./jsonstat.ts";
 
 function num(v: unknown): number | null {
   if (typeof v === "number") return Number.isFinite(v) ? v : null;
@@ -28,6 +31,12 @@ function period(v: unknown): string | null {
   return t;
 }
 
+function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const rad = Math.PI / 180;
+  const a = Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lng2 - lng1) * rad) / 2) ** 2;
+  return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
 function register(expr: jsonata.Expression): void {
   expr.registerFunction("period", (v: unknown) => period(v), "<j?:s>");
   expr.registerFunction("isoDay", (v: unknown) => (v === undefined || v === null ? null : toIsoDay(String(v)) ?? null), "<j?:s>");
@@ -37,6 +46,8 @@ function register(expr: jsonata.Expression): void {
     const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];
     return arr.filter((x, i) => i === 0 || (x as Record<string, unknown>)[field] !== (arr[i - 1] as Record<string, unknown>)[field]);
   }, "<a?s:a>");
+  expr.registerFunction("jsonstat", (doc: unknown) => jsonstatRows(doc), "<o:a>");
+  expr.registerFunction("distanceKm", (a: number, b: number, c: number, d: number) => distanceKm(a, b, c, d), "<nnnn:n>");
 }
 
 export interface CompiledTransform {

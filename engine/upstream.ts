@@ -57,6 +57,13 @@ export class UpstreamError extends Error {
 export const USER_AGENT = "public-data-api/1.1 (+https://github.com/public-data-api; pay-per-call public data for AI agents)";
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_DELAY_MS = 200;
+const DAY_MS = 86_400_000;
+
+/** An HTTP date (Expires) as epoch milliseconds, or undefined. */
+function httpDate(v: unknown): number | undefined {
+  const t = typeof v === "string" ? Date.parse(v) : NaN;
+  return Number.isFinite(t) ? t : undefined;
+}
 
 class RateLimiter {
   private readonly interval: number;
@@ -83,6 +90,8 @@ export interface UpstreamOptions {
 export class UpstreamClient {
   private readonly cache: LRUCache<string, Fetched>;
   private readonly inFlight = new Map<string, Promise<Fetched>>();
+  /** For http_cache sources: the last response with a Last-Modified, to revalidate once it has expired. */
+  private readonly validated: LRUCache<string, { lastModified: string; fetched: Fetched }>;
   private readonly limiters = new Map<string, RateLimiter>();
   readonly sources: Map<string, Source>;
   private readonly opts: UpstreamOptions;
@@ -93,6 +102,7 @@ export class UpstreamClient {
     this.opts = opts;
     this.tokens = new OAuth2Tokens({ timeoutMs: opts.timeoutMs, log: opts.log, env: opts.env ?? process.env });
     this.cache = new LRUCache({ max: opts.cacheMaxEntries, ttlAutopurge: false });
+    this.validated = new LRUCache({ max: opts.cacheMaxEntries });
     for (const s of sources.values()) {
       if (s.rate_limit) this.limiters.set(s.name, new RateLimiter(s.rate_limit.requests, s.rate_limit.per_seconds));
     }
@@ -115,6 +125,7 @@ export class UpstreamClient {
   clearCache(): void {
     this.cache.clear();
     this.tokens.clear();
+    this.validated.clear();
   }
 
   async fetch(req: UpstreamRequest): Promise<Fetched> {
@@ -124,8 +135,10 @@ export class UpstreamClient {
     if (hit) return { ...hit, cached: true };
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const p = this.fetchFresh(req, publicUrl).then((fetched) => {
-      if (req.cacheMs && fetched.status < 300) this.cache.set(key, fetched, { ttl: req.cacheMs });
+    const p = this.fetchFresh(req, publicUrl, key).then(({ fetched, expiresAt }) => {
+      // A source with http_cache keeps a response at least until its Expires (at most a day).
+      const ttl = Math.max(req.cacheMs ?? 0, expiresAt ? Math.min(expiresAt - Date.now(), DAY_MS) : 0);
+      if (ttl > 0 && fetched.status < 300) this.cache.set(key, fetched, { ttl });
       return fetched;
     });
     this.inFlight.set(key, p);
@@ -136,7 +149,7 @@ export class UpstreamClient {
     }
   }
 
-  private async fetchFresh(req: UpstreamRequest, publicUrl: string): Promise<Fetched> {
+  private async fetchFresh(req: UpstreamRequest, publicUrl: string, key: string): Promise<{ fetched: Fetched; expiresAt?: number }> {
     const source = this.source(req.source);
     const env = this.opts.env ?? process.env;
     const credential = credentialState(source, env);
@@ -153,6 +166,9 @@ export class UpstreamClient {
     // An OAuth2 source's bearer token; when the upstream refuses it (401), one more try with a fresh token.
     let token = source.auth?.type === "oauth2" && credential === "set" ? await this.tokens.token(source) : undefined;
     let tokenRetried = false;
+    // http_cache: revalidate the last response with If-Modified-Since; a 304 reuses its body.
+    const previous = source.http_cache ? this.validated.get(key) : undefined;
+    if (previous) headers["if-modified-since"] = previous.lastModified;
     const timeout = source.timeout_ms ?? this.opts.timeoutMs;
 
     let lastError: UpstreamError | undefined;
@@ -171,6 +187,10 @@ export class UpstreamClient {
           attempt--; // the refused token does not use up a retry
           continue;
         }
+        const expiresAt = source.http_cache ? httpDate(res.headers.expires) : undefined;
+        if (res.statusCode === 304 && previous) {
+          return { fetched: { ...previous.fetched, fetched_at: new Date().toISOString(), cached: true }, expiresAt };
+        }
         if (res.statusCode >= 300) {
           lastError = new UpstreamError("status", source.name, publicUrl, `answered HTTP ${res.statusCode}`, res.statusCode, res.body.slice(0, 2_000));
           if (RETRY_STATUSES.has(res.statusCode)) continue;
@@ -188,7 +208,10 @@ export class UpstreamClient {
         } catch (e) {
           throw new UpstreamError("parse", source.name, publicUrl, `sent a body that is not valid ${(req.format ?? "json").toUpperCase()} (${(e as Error).message.slice(0, 120)})`, res.statusCode, res.body.slice(0, 2_000));
         }
-        return { source: source.name, publisher: source.publisher, url: publicUrl, fetched_at: new Date().toISOString(), cached: false, status: res.statusCode, body };
+        const fetched: Fetched = { source: source.name, publisher: source.publisher, url: publicUrl, fetched_at: new Date().toISOString(), cached: false, status: res.statusCode, body };
+        const lastModified = res.headers["last-modified"];
+        if (source.http_cache && typeof lastModified === "string") this.validated.set(key, { lastModified, fetched });
+        return { fetched, expiresAt };
       } catch (e) {
         if (e instanceof UpstreamError || e instanceof Problem) throw e;
         const err = e as { code?: string; name?: string; message: string };
