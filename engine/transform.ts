@@ -5,6 +5,7 @@
 //   $lastN(array,n) the last n items
 //   $changes(array, field)  the items where `field` differs from the item before (the first item included)
 //   $period(text)   statistical periods: "2025 SEP" -> "2025-09", "2025 Q3" -> "2025-Q3", "2025" -> "2025"
+//   $invertedText(index)  text from an inverted index { word: [positions] } (OpenAlex abstracts); null if none
 import jsonata from "jsonata";
 import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
 
@@ -28,10 +29,22 @@ function period(v: unknown): string | null {
   return t;
 }
 
+export function invertedText(index: unknown): string | null {
+  if (!index || typeof index !== "object" || Array.isArray(index)) return null;
+  const words: string[] = [];
+  for (const [word, positions] of Object.entries(index as Record<string, unknown>)) {
+    if (!Array.isArray(positions)) continue;
+    for (const p of positions) if (Number.isInteger(p) && p >= 0 && p < 100_000) words[p] = word;
+  }
+  const text = words.filter((w) => w !== undefined).join(" ");
+  return text === "" ? null : text;
+}
+
 function register(expr: jsonata.Expression): void {
   expr.registerFunction("period", (v: unknown) => period(v), "<j?:s>");
   expr.registerFunction("isoDay", (v: unknown) => (v === undefined || v === null ? null : toIsoDay(String(v)) ?? null), "<j?:s>");
   expr.registerFunction("num", (v: unknown) => num(v), "<j?:n>");
+  expr.registerFunction("invertedText", (v: unknown) => invertedText(v), "<j?:s>");
   expr.registerFunction("lastN", (a: unknown, n: number) => (Array.isArray(a) ? a.slice(Math.max(0, a.length - n)) : a === undefined ? [] : [a]), "<x?n:a>");
   expr.registerFunction("changes", (a: unknown, field: string) => {
     const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];
