@@ -55,6 +55,17 @@ async function fetchStep(upstream: UpstreamClient, step: Step, path: string, que
     }
     const rule = e.status !== undefined ? step.statuses[String(e.status)] : undefined;
     if (rule?.status === 200) return null;
-    throw upstreamProblem(e, step.statuses, rule?.detail ? await new Template(rule.detail).render(scope) : undefined);
+    // A status rule's detail may quote the upstream's error body: {= $reply.error.message } (JSON, else its text).
+    const detail = rule?.detail ? await new Template(rule.detail).render({ ...scope, reply: readReply(e.text) }) : undefined;
+    throw upstreamProblem(e, step.statuses, detail);
+  }
+}
+
+function readReply(text: string | undefined): unknown {
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }

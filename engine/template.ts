@@ -3,7 +3,7 @@
 import jsonata from "jsonata";
 import { boeDate } from "./dates.ts";
 
-export type Scope = { params: Record<string, unknown>; vars: Record<string, unknown>; steps: Record<string, unknown> };
+export type Scope = { params: Record<string, unknown>; vars: Record<string, unknown>; steps: Record<string, unknown>; reply?: unknown };
 
 const FILTERS: Record<string, (v: string) => string> = {
   upper: (v) => v.toUpperCase(),

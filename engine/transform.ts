@@ -7,6 +7,7 @@
 //   $period(text)   statistical periods: "2025 SEP" -> "2025-09", "2025 Q3" -> "2025-Q3", "2025" -> "2025"
 //   $jsonstat(doc)  a JSON-stat 2.0 dataset as rows: { <dimension>: <category code>, ..., value, status } (engine/jsonstat.ts)
 //   $distanceKm(lat1, lng1, lat2, lng2)  great-circle (haversine) distance in kilometres
+//   $invertedText(index)  text from an inverted index { word: [positions] } (OpenAlex abstracts); null if none
 import jsonata from "jsonata";
 import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
 import { jsonstatRows } from "./jsonstat.ts";
@@ -37,10 +38,22 @@ function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): num
   return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
+export function invertedText(index: unknown): string | null {
+  if (!index || typeof index !== "object" || Array.isArray(index)) return null;
+  const words: string[] = [];
+  for (const [word, positions] of Object.entries(index as Record<string, unknown>)) {
+    if (!Array.isArray(positions)) continue;
+    for (const p of positions) if (Number.isInteger(p) && p >= 0 && p < 100_000) words[p] = word;
+  }
+  const text = words.filter((w) => w !== undefined).join(" ");
+  return text === "" ? null : text;
+}
+
 function register(expr: jsonata.Expression): void {
   expr.registerFunction("period", (v: unknown) => period(v), "<j?:s>");
   expr.registerFunction("isoDay", (v: unknown) => (v === undefined || v === null ? null : toIsoDay(String(v)) ?? null), "<j?:s>");
   expr.registerFunction("num", (v: unknown) => num(v), "<j?:n>");
+  expr.registerFunction("invertedText", (v: unknown) => invertedText(v), "<j?:s>");
   expr.registerFunction("lastN", (a: unknown, n: number) => (Array.isArray(a) ? a.slice(Math.max(0, a.length - n)) : a === undefined ? [] : [a]), "<x?n:a>");
   expr.registerFunction("changes", (a: unknown, field: string) => {
     const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];
