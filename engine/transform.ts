@@ -8,6 +8,8 @@
 //   $jsonstat(doc)  a JSON-stat 2.0 dataset as rows: { <dimension>: <category code>, ..., value, status } (engine/jsonstat.ts)
 //   $distanceKm(lat1, lng1, lat2, lng2)  great-circle (haversine) distance in kilometres
 //   $invertedText(index)  text from an inverted index { word: [positions] } (OpenAlex abstracts); null if none
+//   $htmlText(html) an HTML fragment as plain text: tags dropped, entities decoded, one line per paragraph
+//                   (null when nothing is left)
 import jsonata from "jsonata";
 import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
 import { jsonstatRows } from "./jsonstat.ts";
@@ -49,11 +51,31 @@ export function invertedText(index: unknown): string | null {
   return text === "" ? null : text;
 }
 
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", ndash: "\u2013", mdash: "\u2014", lsquo: "\u2018", rsquo: "\u2019", ldquo: "\u201c", rdquo: "\u201d", pound: "\u00a3", hellip: "\u2026" };
+
+export function htmlText(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  const text = String(v)
+    .replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr)\b[^>]*>/gi, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] !== "#") return ENTITIES[e.toLowerCase()] ?? m;
+      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    })
+    .split("\n")
+    .map((line) => line.replace(/\s+/g, " ").trim())
+    .filter(Boolean)
+    .join("\n");
+  return text === "" ? null : text;
+}
+
 function register(expr: jsonata.Expression): void {
   expr.registerFunction("period", (v: unknown) => period(v), "<j?:s>");
   expr.registerFunction("isoDay", (v: unknown) => (v === undefined || v === null ? null : toIsoDay(String(v)) ?? null), "<j?:s>");
   expr.registerFunction("num", (v: unknown) => num(v), "<j?:n>");
   expr.registerFunction("invertedText", (v: unknown) => invertedText(v), "<j?:s>");
+  expr.registerFunction("htmlText", (v: unknown) => htmlText(v), "<j?:s>");
   expr.registerFunction("lastN", (a: unknown, n: number) => (Array.isArray(a) ? a.slice(Math.max(0, a.length - n)) : a === undefined ? [] : [a]), "<x?n:a>");
   expr.registerFunction("changes", (a: unknown, field: string) => {
     const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];

@@ -2,7 +2,7 @@
 import { Problem, badParam } from "../../engine/problem.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
 import { boxesAround, type Point } from "../shared/geo.ts";
-import { resolvePostcode } from "../shared/postcodes.ts";
+import { originFromParams as origin } from "../shared/origin.ts";
 import { compactAirport, datasetType, frequenciesByType, frequency, fromOrigin, fullAirport, navaid, runway, shortType } from "./shape.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
@@ -76,20 +76,6 @@ export function search(ctx: PluginContext) {
   const types = (p.type as string[]).map(datasetType);
   const rows = q.search.all({ match, types: JSON.stringify(types), country: (p.country as string | undefined) ?? null, limit: p.limit as number }) as unknown as AirportRow[];
   return { query: p.q, count: rows.length, airports: rows.map(compactAirport) };
-}
-
-/** The point a spatial query starts from: lat/lng, or a UK postcode (local Code-Point Open copy, else postcodes.io). */
-async function origin(ctx: PluginContext): Promise<Point & { postcode?: string }> {
-  const { lat, lng, postcode } = ctx.params as { lat?: number; lng?: number; postcode?: string };
-  if (postcode !== undefined) {
-    if (lat !== undefined || lng !== undefined) throw badParam("postcode", "Give either postcode or lat and lng, not both.");
-    const place = await resolvePostcode(ctx, "postcode");
-    return { lat: place.latitude, lng: place.longitude, postcode: place.postcode };
-  }
-  if (lat === undefined || lng === undefined) {
-    throw badParam(lat === undefined ? "lat" : "lng", "Give lat and lng (decimal degrees), or a UK postcode.", "missing_parameter");
-  }
-  return { lat, lng };
 }
 
 /** Rows within radiusKm of p, nearest first, from the R*Tree boxes around the circle. */
