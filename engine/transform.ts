@@ -5,6 +5,9 @@
 //   $lastN(array,n) the last n items
 //   $changes(array, field)  the items where `field` differs from the item before (the first item included)
 //   $period(text)   statistical periods: "2025 SEP" -> "2025-09", "2025 Q3" -> "2025-Q3", "2025" -> "2025"
+//   $stripHtml(text)  HTML (also HTML-escaped HTML) -> plain text: entities decoded, <br>/<p> as line breaks, tags removed
+//   $zonedInstant(text, zone)  a local date-time without offset ("2026-05-29T14:53:00") in an IANA zone
+//                   ("Europe/London") -> ISO 8601 with that zone's offset then ("2026-05-29T14:53:00+01:00")
 import jsonata from "jsonata";
 import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
 
@@ -28,11 +31,61 @@ function period(v: unknown): string | null {
   return t;
 }
 
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+function decodeEntities(t: string): string {
+  return t.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] === "#") {
+      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : m;
+    }
+    return ENTITIES[e.toLowerCase()] ?? m;
+  });
+}
+
+export function stripHtml(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  // Decoded first, so text that arrives HTML-escaped ("&lt;br/&gt;") loses its markup too.
+  const text = decodeEntities(String(v))
+    .replace(/<\s*br\s*\/?>/gi, "\n")
+    .replace(/<\/\s*p\s*>/gi, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/[ \t\u00a0]+/g, " ")
+    .split("\n").map((l) => l.trim()).join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return text === "" ? null : text;
+}
+
+export function zonedInstant(v: unknown, zone: string): string | null {
+  if (v === undefined || v === null) return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(String(v).trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = [+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0)];
+  const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
+  const fmt = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  const offsetAt = (t: number) => {
+    const p = Object.fromEntries(fmt.formatToParts(new Date(t)).map((x) => [x.type, x.value]));
+    return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second) - t;
+  };
+  // The offset at the guessed instant, then re-checked at the corrected one (right across a DST change).
+  let offset = offsetAt(asUtc);
+  offset = offsetAt(asUtc - offset);
+  const mins = Math.round(offset / 60_000);
+  const sign = mins < 0 ? "-" : "+";
+  const hh = String(Math.floor(Math.abs(mins) / 60)).padStart(2, "0");
+  const mm = String(Math.abs(mins) % 60).padStart(2, "0");
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${m[1]}-${m[2]}-${m[3]}T${pad(h)}:${pad(mi)}:${pad(s)}${sign}${hh}:${mm}`;
+}
+
 function register(expr: jsonata.Expression): void {
   expr.registerFunction("period", (v: unknown) => period(v), "<j?:s>");
   expr.registerFunction("isoDay", (v: unknown) => (v === undefined || v === null ? null : toIsoDay(String(v)) ?? null), "<j?:s>");
   expr.registerFunction("num", (v: unknown) => num(v), "<j?:n>");
   expr.registerFunction("lastN", (a: unknown, n: number) => (Array.isArray(a) ? a.slice(Math.max(0, a.length - n)) : a === undefined ? [] : [a]), "<x?n:a>");
+  expr.registerFunction("stripHtml", (v: unknown) => stripHtml(v), "<j?:s>");
+  expr.registerFunction("zonedInstant", (v: unknown, zone: string) => zonedInstant(v, zone), "<j?s:s>");
   expr.registerFunction("changes", (a: unknown, field: string) => {
     const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];
     return arr.filter((x, i) => i === 0 || (x as Record<string, unknown>)[field] !== (arr[i - 1] as Record<string, unknown>)[field]);
