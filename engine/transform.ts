@@ -8,8 +8,10 @@
 //   $jsonstat(doc)  a JSON-stat 2.0 dataset as rows: { <dimension>: <category code>, ..., value, status } (engine/jsonstat.ts)
 //   $distanceKm(lat1, lng1, lat2, lng2)  great-circle (haversine) distance in kilometres
 //   $invertedText(index)  text from an inverted index { word: [positions] } (OpenAlex abstracts); null if none
-//   $htmlText(html) an HTML fragment as plain text: tags dropped, entities decoded, one line per paragraph
-//                   (null when nothing is left)
+//   $htmlText(html) HTML (also HTML-escaped HTML) as plain text: tags dropped, entities decoded, a line per
+//                   paragraph or break (null when nothing is left)
+//   $zonedInstant(text, zone)  a local date-time without offset ("2026-05-29T14:53:00") in an IANA zone
+//                   ("Europe/London") -> ISO 8601 with that zone's offset then ("2026-05-29T14:53:00+01:00")
 import jsonata from "jsonata";
 import { isoDay, toIsoDay, todayUtc } from "./dates.ts";
 import { jsonstatRows } from "./jsonstat.ts";
@@ -53,21 +55,49 @@ export function invertedText(index: unknown): string | null {
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", ndash: "\u2013", mdash: "\u2014", lsquo: "\u2018", rsquo: "\u2019", ldquo: "\u201c", rdquo: "\u201d", pound: "\u00a3", hellip: "\u2026" };
 
+function decodeEntities(t: string): string {
+  return t.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] !== "#") return ENTITIES[e.toLowerCase()] ?? m;
+    const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+  });
+}
+
+/** HTML as plain text: breaks and paragraph ends become lines, tags go, entities are decoded. */
 export function htmlText(v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  const text = String(v)
-    .replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr)\b[^>]*>/gi, "\n")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e: string) => {
-      if (e[0] !== "#") return ENTITIES[e.toLowerCase()] ?? m;
-      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
-    })
+  let html = String(v);
+  // Markup that arrives escaped ("&lt;br/&gt;", as TfL sends it) is unescaped once first.
+  if (!/<[a-z/!]/i.test(html) && /&lt;\/?[a-z]/i.test(html)) html = decodeEntities(html);
+  const text = decodeEntities(html.replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr)\b[^>]*>/gi, "\n").replace(/<[^>]*>/g, ""))
     .split("\n")
     .map((line) => line.replace(/\s+/g, " ").trim())
-    .filter(Boolean)
-    .join("\n");
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
   return text === "" ? null : text;
+}
+
+export function zonedInstant(v: unknown, zone: string): string | null {
+  if (v === undefined || v === null) return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(String(v).trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = [+m[1], +m[2], +m[3], +m[4], +m[5], +(m[6] ?? 0)];
+  const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
+  const fmt = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  const offsetAt = (t: number) => {
+    const p = Object.fromEntries(fmt.formatToParts(new Date(t)).map((x) => [x.type, x.value]));
+    return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second) - t;
+  };
+  // The offset at the guessed instant, then re-checked at the corrected one (right across a DST change).
+  let offset = offsetAt(asUtc);
+  offset = offsetAt(asUtc - offset);
+  const mins = Math.round(offset / 60_000);
+  const sign = mins < 0 ? "-" : "+";
+  const hh = String(Math.floor(Math.abs(mins) / 60)).padStart(2, "0");
+  const mm = String(Math.abs(mins) % 60).padStart(2, "0");
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${m[1]}-${m[2]}-${m[3]}T${pad(h)}:${pad(mi)}:${pad(s)}${sign}${hh}:${mm}`;
 }
 
 function register(expr: jsonata.Expression): void {
@@ -77,6 +107,7 @@ function register(expr: jsonata.Expression): void {
   expr.registerFunction("invertedText", (v: unknown) => invertedText(v), "<j?:s>");
   expr.registerFunction("htmlText", (v: unknown) => htmlText(v), "<j?:s>");
   expr.registerFunction("lastN", (a: unknown, n: number) => (Array.isArray(a) ? a.slice(Math.max(0, a.length - n)) : a === undefined ? [] : [a]), "<x?n:a>");
+  expr.registerFunction("zonedInstant", (v: unknown, zone: string) => zonedInstant(v, zone), "<j?s:s>");
   expr.registerFunction("changes", (a: unknown, field: string) => {
     const arr = Array.isArray(a) ? a : a === undefined ? [] : [a];
     return arr.filter((x, i) => i === 0 || (x as Record<string, unknown>)[field] !== (arr[i - 1] as Record<string, unknown>)[field]);
