@@ -20,7 +20,7 @@ describe("scholarly without OPENALEX_API_KEY", () => {
     const res = await getJson(`${server.url}/v1/scholarly/work?id=W2741809807`);
     assert.equal(res.status, 503);
     assert.equal(res.body.code, "upstream_credentials_missing");
-    assert.equal(res.body.variable, "OPENALEX_API_KEY");
+    assert.deepEqual(res.body.variables, ["OPENALEX_API_KEY"]);
     assert.ok(!openalex.isDone(), "no request reached OpenAlex");
   });
 });
