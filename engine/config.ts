@@ -10,6 +10,10 @@ export interface Config {
   logLevel: string;
   upstreamTimeoutMs: number;
   upstreamRetries: number;
+  /** The whole time one upstream request may take, retries and waits included. */
+  upstreamBudgetMs: number;
+  /** The largest upstream body taken (a source may set its own max_bytes). */
+  upstreamMaxBytes: number;
   cacheMaxEntries: number;
   endpointsDir: string;
   rootDir: string;
@@ -28,6 +32,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL ?? "info",
     upstreamTimeoutMs: Number(env.UPSTREAM_TIMEOUT_MS ?? 10_000),
     upstreamRetries: Number(env.UPSTREAM_RETRIES ?? 2),
+    upstreamBudgetMs: Number(env.UPSTREAM_BUDGET_MS ?? 15_000),
+    upstreamMaxBytes: Number(env.UPSTREAM_MAX_BYTES ?? 10 * 1024 * 1024),
     cacheMaxEntries: Number(env.CACHE_MAX_ENTRIES ?? 5_000),
     endpointsDir: path.join(ROOT, "endpoints"),
     rootDir: ROOT,

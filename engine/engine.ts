@@ -37,6 +37,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
   const registry = await loadRegistry({ rootDir: config.rootDir, endpointsDir: config.endpointsDir, env });
   const upstream = new UpstreamClient(registry.sources, {
     timeoutMs: config.upstreamTimeoutMs, retries: config.upstreamRetries, cacheMaxEntries: config.cacheMaxEntries, log, env,
+    budgetMs: config.upstreamBudgetMs, maxBytes: config.upstreamMaxBytes,
   });
   const datasets = await createDatasets({ config, log, upstream, env });
   const access = opts.access ?? (await createAccess({ config, log, registry, env }));

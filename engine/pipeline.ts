@@ -6,7 +6,7 @@ import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
 import { runSteps } from "./steps.ts";
 import { plain } from "./transform.ts";
-import { UpstreamError, type Provenance } from "./upstream.ts";
+import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
 import type { Engine } from "./engine.ts";
 import type { Endpoint } from "./registry.ts";
@@ -70,16 +70,20 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   const key = ttl ? engine.results.key(endpoint, params, extra) : "";
   const hit = ttl ? engine.results.get(key) : undefined;
   if (hit) return hit;
-  const sources: Provenance[] = [];
-  const body = await produce(engine, endpoint, params, extra, sources);
+  const fetched: Fetched[] = [];
+  const recorded: Provenance[] = [];
+  const body = await produce(engine, endpoint, params, extra, fetched, recorded);
   const data = await shape(endpoint, body, params);
+  // Only now, with a good answer, are its upstream responses cached: a failed or wrong answer is never reused.
+  engine.upstream.keep(fetched);
+  const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
   engine.results.set(key, { data, sources }, ttl);
   return { data, sources };
 }
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
-async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, sources: Provenance[]): Promise<unknown> {
-  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, sources);
+async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, fetched: Fetched[], sources: Provenance[]): Promise<unknown> {
+  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched);
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
@@ -87,9 +91,9 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
     vars: endpoint.vars,
     endpoint,
     fetch: async (req) => {
-      const { body, status: _status, ...provenance } = await engine.upstream.fetch(req);
-      sources.push(provenance);
-      return body;
+      const answer = await engine.upstream.fetch(req);
+      fetched.push(answer);
+      return answer.body;
     },
     record: (p) => sources.push(p),
     dataset: (name) => {

@@ -13,6 +13,8 @@ export const PROBLEM_TITLES: Record<string, string> = {
   upstream_error: "The upstream source failed",
   upstream_timeout: "The upstream source did not answer in time",
   upstream_bad_response: "The upstream source answered with something unreadable",
+  upstream_too_large: "The upstream source sent more than the service takes",
+  upstream_busy: "The upstream source is refusing more requests for now",
   dataset_not_loaded: "The local dataset has not been loaded yet",
   upstream_credentials_missing: "The server lacks a credential this upstream needs",
   internal_error: "Internal error",

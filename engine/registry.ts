@@ -29,6 +29,12 @@ export interface Step {
   path: Template;
   query: [string, Template][];
   headers: Record<string, string>;
+  method: "GET" | "POST";
+  /** POST: the JSON body template (strings are templates). */
+  body?: unknown;
+  /** What a real answer looks like: a regex on the raw body, an empty body allowed, a JSONata test on the parsed body. */
+  expect?: { match?: RegExp; empty?: boolean };
+  expectTest?: jsonata.Expression;
   format: BodyFormat;
   csv?: CsvOptions;
   cache?: string;
@@ -156,12 +162,17 @@ function compileStep(raw: Record<string, unknown>): Step {
   const statuses = (raw.statuses ?? {}) as Record<string, StatusRule>;
   const reject = (raw.reject ?? []) as { match: string; status: number; detail: string; param?: string }[];
   const pre = raw.precondition as { test: string; status: number; detail: string; param?: string } | undefined;
+  const expect = raw.expect as { match?: string; empty?: boolean; test?: string } | undefined;
   return {
     as: raw.as as string | undefined,
     source: raw.source as string,
     path: new Template(raw.path as string),
     query: Object.entries((raw.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, new Template(String(v))]),
     headers: (raw.headers ?? {}) as Record<string, string>,
+    method: (raw.method ?? "GET") as "GET" | "POST",
+    body: raw.body,
+    expect: expect ? { match: expect.match ? new RegExp(expect.match) : undefined, empty: expect.empty } : undefined,
+    expectTest: expect?.test ? jsonata(expect.test) : undefined,
     format: (raw.format ?? "json") as BodyFormat,
     csv: raw.csv as CsvOptions | undefined,
     cache: raw.cache as string | undefined,

@@ -25,6 +25,8 @@ export interface SourceSpec {
   auth?: AuthSpec;
   rate_limit?: { requests: number; per_seconds: number };
   timeout_ms?: number;
+  /** The largest body taken from this source (default 10 MB, UPSTREAM_MAX_BYTES). */
+  max_bytes?: number;
   /** Honour the upstream's HTTP caching: keep a response until its Expires, revalidate with If-Modified-Since. */
   http_cache?: boolean;
 }
@@ -33,6 +35,8 @@ export interface Source extends SourceSpec {
   name: string;
   /** The variable that overrides base_url. */
   envVar: string;
+  /** base_url as sources.yaml declares it: what answers show, whatever UPSTREAM_<NAME> says. */
+  public_base_url: string;
 }
 
 export const sourceEnvVar = (name: string) => `UPSTREAM_${name.toUpperCase().replace(/-/g, "_")}`;
@@ -42,7 +46,7 @@ export function readSources(file: string, env: NodeJS.ProcessEnv = process.env):
   const out = new Map<string, Source>();
   for (const [name, spec] of Object.entries(raw)) {
     const envVar = sourceEnvVar(name);
-    out.set(name, { ...spec, name, envVar, base_url: (env[envVar] || spec.base_url).replace(/\/$/, "") });
+    out.set(name, { ...spec, name, envVar, base_url: (env[envVar] || spec.base_url).replace(/\/$/, ""), public_base_url: spec.base_url.replace(/\/$/, "") });
   }
   return out;
 }
@@ -73,6 +77,11 @@ export function credentialState(source: Source, env: NodeJS.ProcessEnv = process
 /** The base URL requests go to: the public fallback host while the credential is unset. */
 export function effectiveBaseUrl(source: Source, env: NodeJS.ProcessEnv = process.env): string {
   return credentialState(source, env) === "fallback" ? source.auth!.fallback_base_url!.replace(/\/$/, "") : source.base_url;
+}
+
+/** The base URL answers show: the declared one (or the public fallback host), never an override's. */
+export function publicBaseUrl(source: Source, env: NodeJS.ProcessEnv = process.env): string {
+  return credentialState(source, env) === "fallback" ? source.auth!.fallback_base_url!.replace(/\/$/, "") : source.public_base_url;
 }
 
 /**

@@ -3,7 +3,7 @@
 // an object keyed by their `as` names.
 import { Problem } from "./problem.ts";
 import { durationMs } from "./duration.ts";
-import { UpstreamError, type Provenance, type UpstreamClient } from "./upstream.ts";
+import { UpstreamError, type Fetched, type UpstreamClient } from "./upstream.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
 import type { Endpoint, Step } from "./registry.ts";
 import type { ParamValues } from "./params.ts";
@@ -14,7 +14,7 @@ export async function runSteps(
   endpoint: Endpoint,
   params: ParamValues,
   extra: Record<string, string>,
-  sources: Provenance[],
+  fetched: Fetched[],
 ): Promise<unknown> {
   const steps = endpoint.steps ?? [];
   const scope: Scope = { params, vars: endpoint.vars, steps: {} };
@@ -32,21 +32,42 @@ export async function runSteps(
       if (v !== "") query[name] = v;
     }
     if (isLast) Object.assign(query, extra);
-    body = await fetchStep(upstream, step, path, query, scope, sources);
+    const requestBody = step.body === undefined ? undefined : await renderBody(step.body, scope);
+    body = await fetchStep(upstream, step, path, query, requestBody, scope, fetched);
     if (step.as) scope.steps[step.as] = body;
   }
   return steps.length > 1 ? scope.steps : body;
 }
 
-async function fetchStep(upstream: UpstreamClient, step: Step, path: string, query: Record<string, string>, scope: Scope, sources: Provenance[]): Promise<unknown> {
+/**
+ * A POST step's JSON body: strings are templates ({param}), a string that is only "{= expr}" takes the
+ * expression's value whatever its type (a number, a list), and objects and lists are rendered member by member.
+ */
+async function renderBody(template: unknown, scope: Scope): Promise<unknown> {
+  if (typeof template === "string") {
+    const t = new Template(template);
+    return t.single ? t.value(scope) : t.render(scope);
+  }
+  if (Array.isArray(template)) return Promise.all(template.map((v) => renderBody(v, scope)));
+  if (template && typeof template === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(template)) out[k] = await renderBody(v, scope);
+    return out;
+  }
+  return template;
+}
+
+async function fetchStep(upstream: UpstreamClient, step: Step, path: string, query: Record<string, string>, requestBody: unknown, scope: Scope, fetched: Fetched[]): Promise<unknown> {
   try {
-    const fetched = await upstream.fetch({
-      source: step.source, path, query, headers: step.headers, format: step.format, csv: step.csv, cacheMs: durationMs(step.cache),
-      reject: step.reject.map((r) => r.match),
+    const answer = await upstream.fetch({
+      source: step.source, path, query, headers: step.headers, method: step.method, body: requestBody, format: step.format, csv: step.csv,
+      cacheMs: durationMs(step.cache), reject: step.reject.map((r) => r.match), expect: step.expect,
     });
-    const { body, status: _status, ...provenance } = fetched;
-    sources.push(provenance);
-    return body;
+    if (step.expectTest && !(await step.expectTest.evaluate(answer.body, scope))) {
+      throw new UpstreamError("unexpected", answer.source, answer.url, "answered with a body that lacks what a real answer has", answer.status);
+    }
+    fetched.push(answer);
+    return answer.body;
   } catch (e) {
     if (!(e instanceof UpstreamError)) throw e;
     if (e.kind === "rejected") {

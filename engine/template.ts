@@ -52,6 +52,18 @@ export class Template {
     if (last < source.length) this.parts.push(source.slice(last));
   }
 
+  /** The template is one {= expr} and nothing else: its value may be any JSON type. */
+  get single(): boolean {
+    return this.parts.length === 1 && typeof this.parts[0] !== "string" && "expr" in this.parts[0];
+  }
+
+  /** The value of a single-expression template (see `single`). */
+  async value(scope: Scope): Promise<unknown> {
+    const part = this.parts[0] as { expr: jsonata.Expression };
+    const v = await part.expr.evaluate(scope, scope);
+    return v === undefined ? null : JSON.parse(JSON.stringify(v));
+  }
+
   get isStatic(): boolean {
     return this.parts.every((p) => typeof p === "string");
   }

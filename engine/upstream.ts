@@ -1,10 +1,12 @@
-// The one HTTP client for every upstream: named sources, timeouts, bounded retries on idempotent failures,
-// a per-source rate limit, an LRU response cache with per-endpoint TTL, and single-flight.
-import got from "got";
+// The one HTTP client for every upstream: named sources, one time budget per call (retries included), bounded
+// retries on idempotent failures that honour Retry-After, a per-source rate limit, a size cap on every body,
+// redirects only within the source's host, an LRU response cache and single-flight. A response is cached only
+// once the call that asked for it has succeeded (keep()), so a wrong or failed answer is never served again.
 import { LRUCache } from "lru-cache";
-import { authFor, credentialState, effectiveBaseUrl, missingCredentials, redactSecrets, type Source } from "./sources.ts";
+import { authFor, credentialState, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
 import { OAuth2Tokens } from "./oauth2.ts";
-import { parseBody, type BodyFormat, type CsvOptions } from "./parse-body.ts";
+import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-body.ts";
+import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
 import { Problem } from "./problem.ts";
 import type { Logger } from "./log.ts";
 
@@ -13,12 +15,17 @@ export interface UpstreamRequest {
   path: string;
   query?: Record<string, string>;
   headers?: Record<string, string>;
+  /** GET (default) or POST with a JSON body. */
+  method?: "GET" | "POST";
+  body?: unknown;
   format?: BodyFormat;
   csv?: CsvOptions;
   /** How long the parsed response may be reused; 0 = not cached. */
   cacheMs?: number;
   /** Bodies that answer 2xx but mean an error (e.g. an HTML page instead of CSV): UpstreamError "rejected". */
   reject?: RegExp[];
+  /** What the raw body of a real answer looks like; anything else is an UpstreamError "unexpected". */
+  expect?: { match?: RegExp; empty?: boolean };
 }
 
 /** Where an answer came from: it travels with every response. */
@@ -35,7 +42,7 @@ export interface Fetched extends Provenance {
   body: unknown;
 }
 
-export type UpstreamFailure = "timeout" | "network" | "status" | "parse" | "rejected";
+export type UpstreamFailure = "timeout" | "network" | "status" | "parse" | "rejected" | "unexpected" | "too_large" | "redirect";
 
 export class UpstreamError extends Error {
   readonly kind: UpstreamFailure;
@@ -44,6 +51,8 @@ export class UpstreamError extends Error {
   readonly status?: number;
   readonly text?: string;
   rejectIndex?: number;
+  /** Seconds the upstream asked us to wait (Retry-After), passed on to the caller. */
+  retryAfter?: number;
   constructor(kind: UpstreamFailure, source: string, url: string, message: string, status?: number, text?: string) {
     super(message);
     this.kind = kind;
@@ -54,15 +63,26 @@ export class UpstreamError extends Error {
   }
 }
 
+/** Sent to every upstream that does not need another; UPSTREAM_USER_AGENT replaces it (name a contact there). */
 export const USER_AGENT = "public-data-api/1.1 (+https://github.com/public-data-api; pay-per-call public data for AI agents)";
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_DELAY_MS = 200;
 const DAY_MS = 86_400_000;
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_BUDGET_MS = 15_000;
 
 /** An HTTP date (Expires) as epoch milliseconds, or undefined. */
 function httpDate(v: unknown): number | undefined {
   const t = typeof v === "string" ? Date.parse(v) : NaN;
   return Number.isFinite(t) ? t : undefined;
+}
+
+/** Retry-After in seconds (delta or HTTP date), or undefined. */
+function retryAfterSeconds(v: unknown): number | undefined {
+  if (typeof v !== "string") return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = httpDate(v);
+  return at === undefined ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 class RateLimiter {
@@ -85,6 +105,17 @@ export interface UpstreamOptions {
   cacheMaxEntries: number;
   log: Logger;
   env?: NodeJS.ProcessEnv;
+  /** The whole time one upstream request may take, retries and waits included. */
+  budgetMs?: number;
+  /** The largest body taken from a source that sets no max_bytes of its own. */
+  maxBytes?: number;
+}
+
+/** How a fetched response may be cached once the call that used it has succeeded. */
+interface Keepable {
+  key: string;
+  ttl: number;
+  lastModified?: string;
 }
 
 export class UpstreamClient {
@@ -96,6 +127,8 @@ export class UpstreamClient {
   readonly sources: Map<string, Source>;
   private readonly opts: UpstreamOptions;
   private readonly tokens: OAuth2Tokens;
+  /** Fetched responses not yet cached, with how to cache them. */
+  private readonly keepable = new WeakMap<Fetched, Keepable>();
 
   constructor(sources: Map<string, Source>, opts: UpstreamOptions) {
     this.sources = sources;
@@ -114,9 +147,9 @@ export class UpstreamClient {
     return s;
   }
 
-  /** The URL as it may be shown: the source's base, the path and the query, without credentials. */
+  /** The URL as it may be shown: the source's public base (never an UPSTREAM_ override), the path and the query, without credentials. */
   publicUrl(req: UpstreamRequest): string {
-    const url = new URL(effectiveBaseUrl(this.source(req.source), this.opts.env ?? process.env) + req.path);
+    const url = new URL(publicBaseUrl(this.source(req.source), this.opts.env ?? process.env) + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
     return url.toString();
   }
@@ -128,17 +161,22 @@ export class UpstreamClient {
     this.validated.clear();
   }
 
+  /** The request's cache key: everything that makes two requests the same (credentials excepted). */
+  private key(req: UpstreamRequest, publicUrl: string): string {
+    return [req.method ?? "GET", req.format ?? "json", publicUrl, JSON.stringify(req.headers ?? {}), JSON.stringify(req.body ?? null), JSON.stringify(req.csv ?? {})].join(" ");
+  }
+
   async fetch(req: UpstreamRequest): Promise<Fetched> {
     const publicUrl = this.publicUrl(req);
-    const key = `${req.format ?? "json"} ${publicUrl} ${JSON.stringify(req.headers ?? {})} ${JSON.stringify(req.csv ?? {})}`;
+    const key = this.key(req, publicUrl);
     const hit = this.cache.get(key);
     if (hit) return { ...hit, cached: true };
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const p = this.fetchFresh(req, publicUrl, key).then(({ fetched, expiresAt }) => {
+    const p = this.fetchFresh(req, key).then(({ fetched, expiresAt, lastModified }) => {
       // A source with http_cache keeps a response at least until its Expires (at most a day).
       const ttl = Math.max(req.cacheMs ?? 0, expiresAt ? Math.min(expiresAt - Date.now(), DAY_MS) : 0);
-      if (ttl > 0 && fetched.status < 300) this.cache.set(key, fetched, { ttl });
+      this.keepable.set(fetched, { key, ttl, lastModified });
       return fetched;
     });
     this.inFlight.set(key, p);
@@ -149,7 +187,17 @@ export class UpstreamClient {
     }
   }
 
-  private async fetchFresh(req: UpstreamRequest, publicUrl: string, key: string): Promise<{ fetched: Fetched; expiresAt?: number }> {
+  /** Caches responses that served a successful call (the pipeline calls this once the answer is good). */
+  keep(fetched: Iterable<Fetched>): void {
+    for (const f of fetched) {
+      const k = this.keepable.get(f);
+      if (!k || f.cached) continue;
+      if (k.ttl > 0) this.cache.set(k.key, f, { ttl: k.ttl });
+      if (k.lastModified) this.validated.set(k.key, { lastModified: k.lastModified, fetched: f });
+    }
+  }
+
+  private async fetchFresh(req: UpstreamRequest, key: string): Promise<{ fetched: Fetched; expiresAt?: number; lastModified?: string }> {
     const source = this.source(req.source);
     const env = this.opts.env ?? process.env;
     const credential = credentialState(source, env);
@@ -159,10 +207,16 @@ export class UpstreamClient {
         detail: `The ${source.name} source needs a credential the server does not have: set ${vars.join(" and ")}. The call was not charged.`,
         extra: { upstream: source.name, variables: vars } });
     }
+    const publicUrl = this.publicUrl(req);
+    const base = new URL(effectiveBaseUrl(source, env));
     const auth = credential === "set" ? authFor(source, env) : { headers: {}, query: {} };
-    const url = new URL(publicUrl);
+    const url = new URL(base.href.replace(/\/$/, "") + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers };
+    const headers: Record<string, string> = {
+      "user-agent": env.UPSTREAM_USER_AGENT || USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers,
+      ...(req.method === "POST" ? { "content-type": "application/json" } : {}),
+    };
     // An OAuth2 source's bearer token; when the upstream refuses it (401), one more try with a fresh token.
     let token = source.auth?.type === "oauth2" && credential === "set" ? await this.tokens.token(source) : undefined;
     let tokenRetried = false;
@@ -170,59 +224,96 @@ export class UpstreamClient {
     const previous = source.http_cache ? this.validated.get(key) : undefined;
     if (previous) headers["if-modified-since"] = previous.lastModified;
     const timeout = source.timeout_ms ?? this.opts.timeoutMs;
+    const budget = this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
+    const maxBytes = source.max_bytes ?? this.opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    const started = Date.now();
+    const deadline = started + budget;
+    const fail = (kind: UpstreamFailure, message: string, status?: number, text?: string) => new UpstreamError(kind, source.name, publicUrl, message, status, text);
 
     let lastError: UpstreamError | undefined;
+    let wait = 0;
     for (let attempt = 0; attempt <= this.opts.retries; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, RETRY_DELAY_MS * 2 ** (attempt - 1)));
-      await this.limiters.get(source.name)?.take();
-      if (token) headers.authorization = `Bearer ${token}`;
-      const started = Date.now();
-      try {
-        const res = await got(url, { headers, timeout: { request: timeout }, retry: { limit: 0 }, throwHttpErrors: false, responseType: "text" });
-        this.opts.log.debug({ source: source.name, url: publicUrl, status: res.statusCode, ms: Date.now() - started }, "upstream");
-        if (res.statusCode === 401 && token && !tokenRetried) {
-          tokenRetried = true;
-          this.tokens.invalidate(source, token);
-          token = await this.tokens.token(source);
-          attempt--; // the refused token does not use up a retry
-          continue;
-        }
-        const expiresAt = source.http_cache ? httpDate(res.headers.expires) : undefined;
-        if (res.statusCode === 304 && previous) {
-          return { fetched: { ...previous.fetched, fetched_at: new Date().toISOString(), cached: true }, expiresAt };
-        }
-        if (res.statusCode >= 300) {
-          lastError = new UpstreamError("status", source.name, publicUrl, `answered HTTP ${res.statusCode}`, res.statusCode, res.body.slice(0, 2_000));
-          if (RETRY_STATUSES.has(res.statusCode)) continue;
-          throw lastError;
-        }
-        const rejected = (req.reject ?? []).findIndex((re) => re.test(res.body));
-        if (rejected >= 0) {
-          const err = new UpstreamError("rejected", source.name, publicUrl, "answered with an error page", res.statusCode);
-          err.rejectIndex = rejected;
-          throw err;
-        }
-        let body: unknown;
-        try {
-          body = parseBody(res.body, req.format ?? "json", req.csv);
-        } catch (e) {
-          throw new UpstreamError("parse", source.name, publicUrl, `sent a body that is not valid ${(req.format ?? "json").toUpperCase()} (${(e as Error).message.slice(0, 120)})`, res.statusCode, res.body.slice(0, 2_000));
-        }
-        const fetched: Fetched = { source: source.name, publisher: source.publisher, url: publicUrl, fetched_at: new Date().toISOString(), cached: false, status: res.statusCode, body };
-        const lastModified = res.headers["last-modified"];
-        if (source.http_cache && typeof lastModified === "string") this.validated.set(key, { lastModified, fetched });
-        return { fetched, expiresAt };
-      } catch (e) {
-        if (e instanceof UpstreamError || e instanceof Problem) throw e;
-        const err = e as { code?: string; name?: string; message: string };
-        const timedOut = err.name === "TimeoutError" || err.code === "ETIMEDOUT";
-        lastError = timedOut
-          ? new UpstreamError("timeout", source.name, publicUrl, `did not answer within ${timeout} ms`)
-          : new UpstreamError("network", source.name, publicUrl, `could not be reached (${err.code ?? redactSecrets(err.message, this.sources.values(), env)})`);
-        this.opts.log.warn({ source: source.name, url: publicUrl, attempt, error: lastError.message }, "upstream failed");
+      if (attempt > 0) {
+        const delay = wait || RETRY_DELAY_MS * 2 ** (attempt - 1);
+        if (Date.now() + delay >= deadline) break;
+        await new Promise((r) => setTimeout(r, delay));
       }
+      wait = 0;
+      await this.limiters.get(source.name)?.take();
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      if (token) headers.authorization = `Bearer ${token}`;
+      const sent = Date.now();
+      let res: Exchange;
+      try {
+        res = await exchange(url, { method: req.method, headers, body: req.body === undefined ? undefined : JSON.stringify(req.body), timeoutMs: Math.min(timeout, left), maxBytes, base });
+      } catch (e) {
+        if (!(e instanceof ExchangeError)) throw e;
+        if (e.kind === "too_large") throw fail("too_large", e.message);
+        if (e.kind === "redirect") throw fail("redirect", e.message);
+        lastError = e.kind === "timeout"
+          ? fail("timeout", `did not answer within ${Math.min(timeout, left)} ms (${attempt + 1} ${attempt ? "tries" : "try"} in ${((Date.now() - started) / 1000).toFixed(1)} s)`)
+          : fail("network", `could not be reached (${redactSecrets(e.message, this.sources.values(), env)})`);
+        this.opts.log.warn({ source: source.name, url: url.host + url.pathname, attempt, error: lastError.message }, "upstream failed");
+        continue;
+      }
+      this.opts.log.debug({ source: source.name, url: publicUrl, host: url.host, status: res.status, ms: Date.now() - sent }, "upstream");
+      if (res.status === 401 && token && !tokenRetried) {
+        tokenRetried = true;
+        this.tokens.invalidate(source, token);
+        token = await this.tokens.token(source);
+        attempt--; // the refused token does not use up a retry
+        continue;
+      }
+      const expiresAt = source.http_cache ? httpDate(res.headers.expires) : undefined;
+      if (res.status === 304 && previous) {
+        return { fetched: { ...previous.fetched, fetched_at: new Date().toISOString(), cached: true }, expiresAt, lastModified: previous.lastModified };
+      }
+      const answered = this.publicFinalUrl(source, res.url, url, publicUrl);
+      if (res.status >= 300) {
+        lastError = fail("status", `answered HTTP ${res.status}`, res.status, res.body.slice(0, 2_000));
+        lastError.retryAfter = retryAfterSeconds(res.headers["retry-after"]);
+        if (!RETRY_STATUSES.has(res.status)) throw lastError;
+        if (lastError.retryAfter !== undefined) {
+          // Honour the upstream's wait when it fits in the budget; otherwise pass it on to the caller now.
+          wait = lastError.retryAfter * 1000;
+          if (Date.now() + wait >= deadline) break;
+        }
+        continue;
+      }
+      const rejected = (req.reject ?? []).findIndex((re) => re.test(res.body));
+      if (rejected >= 0) {
+        const err = fail("rejected", "answered with an error page", res.status);
+        err.rejectIndex = rejected;
+        throw err;
+      }
+      if (!res.body.trim() && !req.expect?.empty) throw fail("unexpected", "answered with an empty body", res.status);
+      if (req.expect?.match && !req.expect.match.test(res.body)) {
+        throw fail("unexpected", `answered with something that is not its usual ${(req.format ?? "json").toUpperCase()} answer (it begins "${res.body.slice(0, 60).replace(/\s+/g, " ")}")`, res.status, res.body.slice(0, 2_000));
+      }
+      let body: unknown;
+      try {
+        body = await parseBodyOffThread(res.body, req.format ?? "json", req.csv);
+      } catch (e) {
+        throw fail("parse", `sent a body that is not valid ${(req.format ?? "json").toUpperCase()} (${(e as Error).message.slice(0, 120)})`, res.status, res.body.slice(0, 2_000));
+      }
+      const fetched: Fetched = { source: source.name, publisher: source.publisher, url: answered, fetched_at: new Date().toISOString(), cached: false, status: res.status, body };
+      const lastModified = res.headers["last-modified"];
+      return { fetched, expiresAt, lastModified: source.http_cache && typeof lastModified === "string" ? lastModified : undefined };
     }
-    throw lastError!;
+    if (lastError) throw lastError;
+    throw fail("timeout", `did not answer within the call's budget of ${(budget / 1000).toFixed(1)} s`);
+  }
+
+  /** The URL that answered, as it may be shown: a redirect's target on the public host, never the override's. */
+  private publicFinalUrl(source: Source, answered: URL, requested: URL, publicUrl: string): string {
+    if (answered.href === requested.href) return publicUrl;
+    const shown = new URL(answered.href);
+    const pub = new URL(publicUrl);
+    shown.protocol = pub.protocol;
+    shown.host = pub.host;
+    for (const key of [...shown.searchParams.keys()]) if (!pub.searchParams.has(key)) shown.searchParams.delete(key);
+    return redactSecrets(shown.toString(), [source], this.opts.env ?? process.env);
   }
 }
 

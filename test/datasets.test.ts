@@ -57,8 +57,8 @@ function wordsDefinition(indexBuilds: { n: number } = { n: 0 }): DatasetDefiniti
 function makeDatasets(dataDir: string, def: DatasetDefinition<unknown>, env: NodeJS.ProcessEnv = {}): Datasets {
   const config = loadConfig({ DATA_DIR: dataDir });
   const sources = new Map([
-    ["demo", { name: "demo", envVar: "UPSTREAM_DEMO", publisher: "Demo publisher", base_url: env.UPSTREAM_DEMO ?? "https://demo.example" }],
-    ["other", { name: "other", envVar: "UPSTREAM_OTHER", publisher: "Another publisher", base_url: "https://other.example" }],
+    ["demo", { name: "demo", envVar: "UPSTREAM_DEMO", publisher: "Demo publisher", base_url: env.UPSTREAM_DEMO ?? "https://demo.example", public_base_url: "https://demo.example" }],
+    ["other", { name: "other", envVar: "UPSTREAM_OTHER", publisher: "Another publisher", base_url: "https://other.example", public_base_url: "https://other.example" }],
   ]);
   const upstream = new UpstreamClient(sources, { timeoutMs: 2_000, retries: 0, cacheMaxEntries: 10, log, env });
   return new Datasets({ config, log, upstream, env }, new Map([[def.name, def]]));

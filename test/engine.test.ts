@@ -227,7 +227,7 @@ describe("upstream sources", () => {
     }
   });
 
-  it("UPSTREAM_<NAME> sends a source's requests to another base URL with the same path and query", async () => {
+  it("UPSTREAM_<NAME> sends a source's requests to another base URL with the same path and query; answers still name the public URL", async () => {
     const seen: string[] = [];
     const mirror = http.createServer((req, res) => {
       seen.push(req.url!);
@@ -242,7 +242,9 @@ describe("upstream sources", () => {
       assert.equal(res.body.data.latest.value, 4);
       assert.equal(seen.length, 1);
       assert.equal(seen[0], `/mirror${BOE_PATH}?csv.x=yes&Datefrom=01%2FAug%2F2025&Dateto=now&SeriesCodes=IUDBEDR&CSVF=TN&UsingCodes=Y&VPD=Y&VFD=N`);
-      assert.match(res.body.meta.sources[0].url, new RegExp(`^http://127.0.0.1:${port}/mirror`));
+      // The answer names the public upstream; the mirror's address stays in the log.
+      assert.match(res.body.meta.sources[0].url, /^https:\/\/www\.bankofengland\.co\.uk\/boeapps\//);
+      assert.doesNotMatch(JSON.stringify(res.body), /127\.0\.0\.1/);
     } finally {
       await server.close();
       mirror.close();
