@@ -2,7 +2,7 @@
 // read from the local "sanctions" dataset.
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
-import { badParam, Problem } from "../../engine/problem.ts";
+import { Problem } from "../../engine/problem.ts";
 import { FILES } from "../datasets/sanctions.ts";
 import type { SanctionsIndex } from "./matcher.ts";
 import { readEntry, readLists, walletsFor, type ListInfo } from "./store.ts";
@@ -37,7 +37,6 @@ function runScreen(ctx: PluginContext, wanted: ListCode[]) {
   const p = ctx.params as { name: string; type?: EntryType; birth_year?: number; country?: string; threshold: number };
   const lists = readLists(handle.db);
   recordLists(ctx, handle, lists.filter((l) => wanted.includes(l.list)));
-  if (!/[\p{L}\p{N}]/u.test(p.name)) throw badParam("name", "name must contain letters or digits (a person, company or vessel name).");
   const { matches, total } = handle.index.screen({ name: p.name, type: p.type, birthYear: p.birth_year, country: p.country, lists: wanted, threshold: p.threshold });
   return {
     query: { name: p.name, type: p.type ?? null, birth_year: p.birth_year ?? null, country: p.country ?? null, lists: wanted, threshold: p.threshold },
@@ -64,9 +63,6 @@ export function screenUs(ctx: PluginContext) {
 
 export function entry(ctx: PluginContext) {
   const { list, list_id: listId, entry_id: entryId } = ctx.params as { list?: ListCode; list_id?: string; entry_id?: number };
-  if (entryId === undefined && !(list && listId)) {
-    throw badParam(list ? "list_id" : "list", "Give entry_id (from a screen result), or list together with list_id (the list's own id).", "missing_parameter");
-  }
   const handle = open(ctx);
   const found = readEntry(handle.db, entryId !== undefined ? { entryId } : { list, listId });
   if (!found) {
