@@ -34,6 +34,7 @@ export function createHttpApp(engine: Engine): Express {
     const datasets = engine.datasets.status().map((d) => ({
       name: d.name,
       loaded: Boolean(d.version),
+      state: d.loading ? "loading" : d.version ? "loaded" : "not_loaded",
       ...(d.version ? { version: d.version.version, loaded_at: d.version.loaded_at, counts: d.version.counts } : {}),
       ...(d.last_failure ? { last_failure: d.last_failure } : {}),
     }));

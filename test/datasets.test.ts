@@ -27,6 +27,7 @@ function wordsDefinition(indexBuilds: { n: number } = { n: 0 }): DatasetDefiniti
   return {
     name: "words",
     title: "Test words",
+    folder: "words",
     source: "demo",
     files: [{ name: "words.csv", path: "/export/words.csv" }, { name: "lists/extra.csv", path: "/export/extra.csv", optional: true }],
     refresh: "1d",
@@ -216,6 +217,20 @@ describe("datasets", () => {
       nock("https://demo.example").get("/export/words.csv").reply(503, "busy");
       await rejects(datasets.sync("words", { progress: quiet }), /https:\/\/demo\.example\/export\/words\.csv answered HTTP 503.*stays in use/);
       assert.deepEqual(words(datasets), ["kept"]);
+    });
+
+    it("leaves out an optional file the source refuses, saying why, but refuses a version that lost a kind the one in use had", async () => {
+      const def = wordsDefinition();
+      const base = def.load.bind(def);
+      def.load = async (input, db, progress) => ({ counts: { ...(await base(input, db, progress)).counts, ...(input.files.includes("lists/extra.csv") ? { extra: 1 } : {}) } });
+      datasets = makeDatasets(tempDir(), def);
+      nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n").get("/export/extra.csv").reply(200, "omega\n");
+      await datasets.sync("words", { progress: quiet });
+      const said: string[] = [];
+      nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n").get("/export/extra.csv").reply(403, "token needed");
+      await rejects(datasets.sync("words", { progress: { ...quiet, log: (m: string) => said.push(m) } }), /extra: 0 rows against 1/);
+      assert.match(said.join("\n"), /lists\/extra\.csv left out: https:\/\/demo\.example\/export\/extra\.csv answered HTTP 403/);
+      assert.deepEqual(words(datasets), ["alpha", "omega"]);
     });
 
     it("refuses a download whose connection drops before its Content-Length, and says so", async () => {

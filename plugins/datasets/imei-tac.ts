@@ -32,6 +32,7 @@ export interface TacIndex {
 const definition: DatasetDefinition<TacIndex> = {
   name: "imei-tac",
   title: "Osmocom TAC database",
+  folder: "imei_tac",
   source: "osmocom",
   files: [{ name: FILE, path: "/export/tacdb.csv" }],
   refresh: "7d",

@@ -87,6 +87,7 @@ function mergeOfac(parts: ParsedList[]): { parsed: ParsedList; sublists: Record<
 const definition: DatasetDefinition<SanctionsIndex> = {
   name: "sanctions",
   title: "Sanctions lists: US OFAC (SDN and non-SDN), UK, EU, UN",
+  folder: "sanctions",
   source: "ofac",
   files: Object.values(FILES) as DatasetFile[],
   refresh: "1d",
