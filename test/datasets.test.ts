@@ -193,7 +193,7 @@ describe("datasets", () => {
       const v = await datasets.sync("words", { progress: quiet });
       assert.ok(scope.isDone());
       assert.deepEqual(words(datasets), ["alpha", "beta"]);
-      assert.deepEqual(v.sources, [{ file: "words.csv", url: "http://mirror.test/data/export/words.csv", date: "2026-08-05T10:00:00.000Z" }]);
+      assert.deepEqual(v.sources, [{ file: "words.csv", url: "http://mirror.test/data/export/words.csv", date: "2026-08-05T10:00:00.000Z", date_from: "last-modified" }]);
       assert.equal(datasets.provenance(datasets.use("words")).url, "http://mirror.test/data/export/words.csv");
     });
 

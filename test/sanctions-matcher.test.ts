@@ -8,6 +8,7 @@ import definition from "../plugins/datasets/sanctions.ts";
 import { nameTokens, normalise, soundKey } from "../plugins/sanctions/normalise.ts";
 import { countryCode } from "../plugins/sanctions/countries.ts";
 import { addressKind } from "../plugins/sanctions/wallets.ts";
+import { freshness, staleWarnings } from "../plugins/sanctions/freshness.ts";
 import { readLists } from "../plugins/sanctions/store.ts";
 import { SanctionsIndex, type ScreenQuery } from "../plugins/sanctions/matcher.ts";
 import { blankEntry } from "../plugins/sanctions/types.ts";
@@ -22,7 +23,7 @@ function folderInput(dir: string): DatasetInput {
     files,
     text: async (n) => fs.readFileSync(path.join(dir, n), "utf8"),
     bytes: async (n) => fs.readFileSync(path.join(dir, n)),
-    origin: (n) => ({ url: path.join(dir, n), date: "2025-12-24T00:00:00.000Z" }),
+    origin: (n) => ({ url: path.join(dir, n), date: "2025-12-24T00:00:00.000Z", date_from: "last-modified" }),
   };
 }
 
@@ -53,6 +54,32 @@ describe("sanctions dataset and matcher", () => {
       const us = readLists(db).find((l) => l.list === "us-ofac")!;
       assert.deepEqual(us.sublists, { SDN: 8, "Non-SDN (consolidated)": 2 });
       assert.equal(us.unmatched_rows, 3);
+    });
+
+    it("dates each list from the list itself: the publication date it carries, else the download's Last-Modified, never a local file's time", async () => {
+      const { db: downloaded } = await load();
+      const byList = (d: DatabaseSync) => Object.fromEntries(readLists(d).map((l) => [l.list, [l.list_date, l.list_date_from]]));
+      assert.deepEqual(byList(downloaded), {
+        "us-ofac": ["2025-12-24", "last-modified"], uk: ["2025-10-08", "publication"], eu: ["2025-10-06", "publication"], un: ["2026-02-27", "publication"],
+      });
+      const local = new DatabaseSync(":memory:");
+      const input = folderInput(DIR);
+      await definition.load({ ...input, origin: (n) => ({ ...input.origin(n), date: new Date().toISOString(), date_from: "file-time" }) }, local, quiet);
+      assert.deepEqual(byList(local)["us-ofac"], [undefined, "unknown"]);
+      assert.deepEqual(byList(local).un, ["2026-02-27", "publication"]);
+    });
+
+    it("flags a list older than the refresh interval plus a margin, a copy not refreshed, and a list of unknown date", () => {
+      const info = { list: "un" as const, title: "UN", entries: 3, files: [], list_date: "2026-02-27", list_date_from: "publication" as const };
+      const now = Date.parse("2026-03-02T12:00:00Z");
+      assert.equal(freshness(info, "2026-03-02T00:00:00Z", "1d", now).stale, false);
+      const old = freshness(info, "2026-03-10T00:00:00Z", "1d", Date.parse("2026-03-10T12:00:00Z"));
+      assert.equal(old.stale, true);
+      assert.match(old.stale_reason!, /dated 2026-02-27, 11 days ago \(from its publication date\)/);
+      assert.match(freshness(info, "2026-02-28T00:00:00Z", "1d", Date.parse("2026-03-10T12:00:00Z")).stale_reason!, /loaded on 2026-02-28 and has not been refreshed since/);
+      const unknown = freshness({ ...info, list_date: undefined, list_date_from: "unknown" }, "2026-03-02T00:00:00Z", "1d", now);
+      assert.equal(unknown.stale, null);
+      assert.deepEqual(staleWarnings([{ list: "un", ...unknown }]), ["un: The list's date is unknown: the file carries none and this copy was not downloaded from its publisher."]);
     });
 
     it("loads whatever lists a folder holds", async () => {

@@ -259,7 +259,7 @@ export class Datasets {
         version,
         loaded_at: new Date().toISOString(),
         load_ms: Math.round(performance.now() - started),
-        sources: [...found.entries()].map(([file, f]) => ({ file, url: f.url, ...(f.date ? { date: f.date } : {}) })),
+        sources: [...found.entries()].map(([file, f]) => ({ file, url: f.url, ...(f.date ? { date: f.date, date_from: f.dateFrom } : {}) })),
         counts: result.counts,
         ...(result.dataDates ? { data_dates: result.dataDates } : {}),
       };

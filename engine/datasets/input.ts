@@ -18,6 +18,8 @@ export interface FoundFile {
   /** Where it came from: the URL it was downloaded from, or the local path. */
   url: string;
   date?: string;
+  /** Whence the date: the download's Last-Modified, or a local file's time (when it was copied, perhaps not published). */
+  dateFrom?: "last-modified" | "file-time";
 }
 
 export class DatasetLoadError extends Error {}
@@ -30,7 +32,7 @@ export function findLocal(def: DatasetDefinition, from: string): Map<string, Fou
   for (const f of def.files) {
     const candidates = [f.name, `${f.name}.gz`].map((n) => path.resolve(from, n));
     const hit = candidates.find((c) => fs.existsSync(c));
-    if (hit) found.set(f.name, { path: hit, url: hit, date: fs.statSync(hit).mtime.toISOString() });
+    if (hit) found.set(f.name, { path: hit, url: hit, date: fs.statSync(hit).mtime.toISOString(), dateFrom: "file-time" });
     else if (f.unpacked && fs.readdirSync(from).length) found.set(f.name, { path: from, url: from, unpacked: true });
     else if (!f.optional) missing.push(f.name);
   }
@@ -81,7 +83,7 @@ export async function download(def: DatasetDefinition, sourceOf: (name: string) 
     }
     const size = fs.statSync(target).size;
     if (expected !== undefined && size !== expected) throw new DatasetLoadError(`${publicUrl} was cut short: ${size} of ${expected} bytes`);
-    found.set(f.name, { path: target, url: publicUrl, date });
+    found.set(f.name, { path: target, url: publicUrl, ...(date ? { date, dateFrom: "last-modified" as const } : {}) });
   }
   return found;
 }
@@ -118,7 +120,7 @@ export function inputOf(found: Map<string, FoundFile>): DatasetInput {
     text: async (name) => (await bytes(name)).toString("utf8"),
     origin: (name) => {
       const f = get(name);
-      return { url: f.url, ...(f.date ? { date: f.date } : {}) };
+      return { url: f.url, ...(f.date ? { date: f.date, date_from: f.dateFrom } : {}) };
     },
   };
 }

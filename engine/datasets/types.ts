@@ -30,8 +30,15 @@ export interface DatasetInput {
    * The mechanism always gives it; an input made by hand (a test, a bench) may leave it out.
    */
   entries?(name: string): Promise<ZipEntry[]>;
-  /** Where each file came from (URL or local path) and its date if known. */
-  origin(name: string): { url: string; date?: string };
+  /** Where each file came from (URL or local path) and its date if known, with whence the date. */
+  origin(name: string): FileOrigin;
+}
+
+export interface FileOrigin {
+  url: string;
+  date?: string;
+  /** last-modified: the download's Last-Modified header; file-time: a local file's modification time. */
+  date_from?: "last-modified" | "file-time";
 }
 
 export interface DatasetProgress {
@@ -77,7 +84,7 @@ export interface DatasetVersion {
   loaded_at: string;
   /** How long the sync took, download included. */
   load_ms?: number;
-  sources: { file: string; url: string; date?: string }[];
+  sources: ({ file: string } & FileOrigin)[];
   counts: Record<string, number>;
   data_dates?: Record<string, string>;
 }

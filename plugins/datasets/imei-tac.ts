@@ -67,7 +67,9 @@ const definition: DatasetDefinition<TacIndex> = {
     }
     db.exec("COMMIT");
     const count = (db.prepare("SELECT count(*) AS n FROM tacs").get() as { n: number }).n;
-    const date = input.origin(FILE).date;
+    // The export carries no date: the download's Last-Modified says when it last changed; a local copy's file time does not.
+    const origin = input.origin(FILE);
+    const date = origin.date_from === "last-modified" ? origin.date : undefined;
     return { counts: { tacs: count }, ...(date ? { dataDates: { last_changed: date } } : {}) };
   },
 
