@@ -4,6 +4,7 @@ import { runCall } from "./pipeline.ts";
 import { Problem, toProblem } from "./problem.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { renderDocsPage } from "./docs-page.ts";
+import { FAVICON_SVG } from "./page.ts";
 import { mountAccessRoutes } from "./access/routes.ts";
 import { mountMcp } from "./mcp/index.ts";
 import type { Engine } from "./engine.ts";
@@ -42,6 +43,7 @@ export function createHttpApp(engine: Engine): Express {
   });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+  app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);
   mountMcp(app, engine);
