@@ -102,7 +102,8 @@ describe("sanctions dataset and matcher", () => {
 
   describe("normalisation", () => {
     it("folds case, accents and scripts into one Latin form", () => {
-      assert.equal(normalise("Aérocaribbean S.A."), "aerocaribbean s a");
+      assert.equal(normalise("Aérocaribbean S.A."), "aerocaribbean sa", "a dotted legal form is one word");
+      assert.equal(normalise("J.R. Ewing"), "j r ewing", "initials stay apart");
       assert.equal(normalise("Владимир ПУТИН"), "vladimir putin");
       assert.equal(normalise("O'Brien-Smith"), "obrien smith");
       assert.equal(normalise("新疆公安局"), "新 疆 公 安 局");
@@ -205,6 +206,31 @@ describe("sanctions dataset and matcher", () => {
         blankEntry("us-ofac", "15056", "entity", "HONESTY")]);
       for (const name of ["Priya Lee", "Mary Rossi", "Hans Sato"]) assert.deepEqual(other.screen({ name, threshold: 80 }).matches, [], name);
       assert.equal(other.screen({ name: "Honesty", threshold: 80 }).matches[0]?.list_id, "15056");
+    });
+
+    it("finds the known misses: a title-only remainder, misspelt titles, dotted legal forms, a joined article, first and last name only", () => {
+      const people = (name: string, id: string) => blankEntry("us-ofac", id, "individual", name);
+      const idx = new SanctionsIndex([people("Haji Khairullah BARAKZAI", "15008"), people("Dr. Sahir BURHAN", "8227"), people("Seyed Mohammad HASHEMI", "19229"),
+        people("Saif-al-Din Fulayyih Hassan Taha AL-RAWI", "7856"), people("Abdul Mohsen Abdullah Ibrahim AL-SHARIKH", "17208"),
+        blankEntry("us-ofac", "25142", "entity", "SIERRA GAS S.A.L. OFFSHORE"), people("Saeed AGHAJANI", "33574")]);
+      const found = (name: string) => idx.screen({ name, threshold: 80 }).matches.map((m) => m.list_id);
+      assert.deepEqual(found("Haji BARAKZAI"), ["15008"]);
+      assert.ok(idx.screen({ name: "Haji BARAKZAI", threshold: 80 }).matches[0].why.includes("same title: haji"));
+      assert.deepEqual(found("Dr. BURHAN"), ["8227"]);
+      assert.deepEqual(found("Seyd Mohammad HASHEMI"), ["19229"]);
+      assert.deepEqual(found("saifaldin fulayyih hassan taha alrawi"), ["7856"]);
+      assert.deepEqual(found("Abdul AL-SHARIKH"), ["17208"]);
+      assert.deepEqual(found("sierra gas sal offshore"), ["25142"]);
+      assert.equal(idx.screen({ name: "saeed aghajani", threshold: 80 }).matches[0]?.score, 100, "Saeed is a name, not a misspelt title");
+      assert.deepEqual(found("Khairullah BARAKZAI"), ["15008"]);
+      assert.deepEqual(found("BARAKZAI"), [], "a surname alone is not enough");
+    });
+
+    it("does not let two misspelt words in another order reach 80 (Mary Davis is not David MAYER)", () => {
+      const idx = new SanctionsIndex([blankEntry("uk", "AQD0127", "individual", "David MAYER")]);
+      const m = idx.screen({ name: "Mary Davis", threshold: 50 }).matches[0];
+      assert.ok(m.score < 80, `scored ${m.score}`);
+      assert.ok(m.why.some((w) => /word order differs and no word matched exactly: score lowered by 10%/.test(w)));
     });
 
     it("lets type, birth year and country raise or lower the score", () => {
