@@ -253,5 +253,14 @@ describe("sanctions parsers", () => {
       assert.deepEqual(saddam.identifiers, ["National passport 0000001 IRAQ"]);
       assert.deepEqual(byId(eu.entries, "142111").addresses, ["Sofiyskaya Embankment 26/1, Moscow, 117997, RUSSIAN FEDERATION"]);
     });
+
+    it("reads the real layout: regulationSummary under every item, a name repeated per regulation kept once, remarks of names and documents not taken for the entity's", () => {
+      const saddam = byId(eu.entries, "13");
+      assert.deepEqual(saddam.names.map((n) => n.name), ["Saddam Hussein Al-Tikriti", "Abu Ali"]);
+      assert.deepEqual(saddam.programmes, ["IRQ"], "two regulations of one programme");
+      assert.equal(saddam.remarks, "Died in 2006.");
+      assert.equal(byId(eu.entries, "142111").remarks, undefined);
+      assert.equal(saddam.listed_on, "2003-07-07");
+    });
   });
 });
