@@ -259,6 +259,23 @@ describe("datasets", () => {
     assert.equal(datasets.use("airports").version.version, v.version);
   });
 
+  it("a server builds the index of a version another process loaded without waiting for a call", async () => {
+    const dir = tempDir();
+    const builds = { n: 0 };
+    datasets = makeDatasets(dir, wordsDefinition(builds));
+    await datasets.sync("words", { from: folder({ "words.csv": "alpha\n" }), progress: quiet });
+    void datasets.startBackground(20);
+    const cli = makeDatasets(dir, wordsDefinition());
+    await cli.sync("words", { from: folder({ "words.csv": "alpha\nbeta\n" }), progress: quiet });
+    await cli.close();
+    const before = builds.n;
+    const deadline = Date.now() + 3_000;
+    while (builds.n === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(builds.n, before + 1, "built once, by the check");
+    assert.ok(datasets.use<Set<string>>("words").index.has("beta"));
+    assert.equal(builds.n, before + 1, "the call found it built");
+  });
+
   it("background refresh is off under NODE_ENV=test and with DATASET_REFRESH=off", () => {
     assert.equal(refreshEnabled({ NODE_ENV: "test" }), false);
     assert.equal(refreshEnabled({ DATASET_REFRESH: "off" }), false);

@@ -58,6 +58,8 @@ interface OpenVersion {
 
 /** How long a replaced version's database stays open for calls that started on it. */
 const RETIRE_AFTER_MS = 30_000;
+/** How often a server looks for versions loaded by another process (npm run sync), to build their index before a call needs it. */
+const VERSION_CHECK_MS = 30_000;
 
 export class Datasets {
   readonly deps: DatasetDeps;
@@ -73,6 +75,7 @@ export class Datasets {
   private closing = false;
   /** Cancels the downloads in flight when the server stops. */
   private readonly aborts = new AbortController();
+  private versionCheck?: NodeJS.Timeout;
   private refresh?: RefreshSchedule;
 
   constructor(deps: DatasetDeps, definitions = new Map<string, DatasetDefinition>()) {
@@ -153,8 +156,9 @@ export class Datasets {
    * A server's background work: the datasets loaded before get their index built now (not on the first call) and
    * a refresh on their interval; those never loaded are downloaded from their sources, one after another.
    */
-  startBackground(): Promise<void> {
+  startBackground(versionCheckMs = VERSION_CHECK_MS): Promise<void> {
     this.refresh ??= new RefreshSchedule(this, this.deps.log);
+    this.versionCheck ??= setInterval(() => this.warmNewVersions(), versionCheckMs).unref();
     const missing: DatasetDefinition[] = [];
     for (const d of this.definitions.values()) {
       const v = this.store.current(d.name);
@@ -182,6 +186,16 @@ export class Datasets {
     return this.background;
   }
 
+  /** Builds the index of each version another process has switched to since this one last looked. */
+  private warmNewVersions(): void {
+    for (const name of this.definitions.keys()) {
+      if (this.syncing.has(name) || this.closing) continue;
+      const open = this.open.get(name);
+      const stamp = this.store.pointerStamp(name);
+      if (stamp !== undefined && stamp !== open?.stamp) this.warm(name);
+    }
+  }
+
   /** Opens the current version and builds its index, so that the first call does not wait for it. */
   private warm(name: string): void {
     try {
@@ -195,6 +209,7 @@ export class Datasets {
 
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.versionCheck);
     this.aborts.abort();
     this.refresh?.stop();
     await Promise.allSettled(this.syncing.values());
