@@ -1,11 +1,10 @@
 // GET /: a page a person can read, generated from the same endpoint files as everything else.
 import { PROBLEM_TITLES } from "./problem.ts";
 import { describeAllowed } from "./params.ts";
+import { esc, page } from "./page.ts";
 import type { Registry, Endpoint } from "./registry.ts";
 
-const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-
-function exampleUrl(e: Endpoint, baseUrl: string): string {
+export function exampleUrl(e: Endpoint, baseUrl: string): string {
   const params = e.examples[0]?.params ?? {};
   const q = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
   return `${baseUrl}${e.path}${q ? `?${q}` : ""}`;
@@ -32,17 +31,7 @@ ${g.disclaimers.map((d) => `<p class="disclaimer">${esc(d)}</p>`).join("")}
 ${g.attribution ? `<p class="attribution">${esc(g.attribution)}</p>` : ""}
 ${g.endpoints.map((e) => endpointRow(e, baseUrl)).join("\n")}`).join("\n");
   const problems = Object.entries(PROBLEM_TITLES).map(([code, title]) => `<li id="${code}"><code>${code}</code>: ${esc(title)}</li>`).join("");
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Public-data API for AI agents</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-h1{margin-bottom:.2rem} h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem} h2 small{font-weight:normal;color:#666}
-.ep{border-left:3px solid #4a7;padding:.1rem 1rem;margin:1rem 0;background:#fafafa} .ep h3{font-size:1rem;margin:.5rem 0}
-.price{float:right;color:#285;font-weight:normal} .allowed,.tool,.none{color:#555;font-size:.9rem}
-.disclaimer{background:#fff4e0;padding:.4rem .8rem;border-radius:4px} code{background:#eef;padding:0 .2rem;border-radius:3px;word-break:break-all}
-</style></head><body>
-<h1>Public-data API for AI agents</h1>
+  return page("Public-data API for AI agents", `<h1>Public-data API for AI agents</h1>
 <p>Clean JSON from central banks, statistics offices and other public sources. Every operation is
 <code>GET ${esc(baseUrl)}/v1/&lt;group&gt;/&lt;operation&gt;</code> and also an MCP tool at <code>${esc(baseUrl)}/mcp</code>.
 Each call has a fixed price in US dollars; pay per call in USDC with <a href="https://x402.org">x402</a> (v2), from prepaid card credit,
@@ -53,6 +42,19 @@ Every answer is <code>{"data": …, "meta": {"sources": [where it came from, whe
 ${body}
 <h2 id="problems">Errors</h2>
 <p>Every error answers <code>application/problem+json</code> with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, a stable <code>code</code> and, for a bad parameter, <code>param</code>. A call that fails is not charged.</p>
-<ul>${problems}</ul>
-</body></html>`;
+<ul>${problems}</ul>`, { maxWidth: "60rem", style: STYLE });
+}
+
+const STYLE = `
+h1{margin-bottom:.2rem} h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem} h2 small{font-weight:normal;color:#666}
+.ep{border-left:3px solid #4a7;padding:.1rem .8rem;margin:1rem 0;background:#fafafa} .ep h3{font-size:1rem;margin:.5rem 0}
+.price{float:right;margin-left:.5rem;color:#285;font-weight:normal} .allowed,.tool,.none{color:#555;font-size:.9rem}
+ul.params{padding-left:1.2rem}
+.disclaimer{background:#fff4e0;padding:.4rem .8rem;border-radius:4px}`;
+
+/** The call a page shows as an example: an endpoint answered from an upstream (no local dataset to wait for), with its example parameters. */
+export function sampleCall(registry: Registry, baseUrl: string): string {
+  const endpoints = [...registry.endpoints.values()];
+  const e = endpoints.find((x) => !x.plugin) ?? endpoints[0];
+  return e ? exampleUrl(e, baseUrl) : `${baseUrl}/openapi.json`;
 }

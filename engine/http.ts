@@ -4,6 +4,7 @@ import { runCall } from "./pipeline.ts";
 import { Problem, toProblem } from "./problem.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { renderDocsPage } from "./docs-page.ts";
+import { FAVICON_SVG } from "./page.ts";
 import { mountAccessRoutes } from "./access/routes.ts";
 import { mountMcp } from "./mcp/index.ts";
 import { credentialState, missingCredentials } from "./sources.ts";
@@ -35,6 +36,7 @@ export function createHttpApp(engine: Engine): Express {
     const datasets = engine.datasets.status().map((d) => ({
       name: d.name,
       loaded: Boolean(d.version),
+      state: d.loading ? "loading" : d.version ? "loaded" : "not_loaded",
       ...(d.version ? { version: d.version.version, loaded_at: d.version.loaded_at, counts: d.version.counts } : {}),
       ...(d.last_failure ? { last_failure: d.last_failure } : {}),
     }));
@@ -49,6 +51,7 @@ export function createHttpApp(engine: Engine): Express {
   });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+  app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);
   mountMcp(app, engine);

@@ -2,6 +2,7 @@
 // ever sees clean, typed values. Every refusal names the parameter and says what is allowed.
 import { badParam } from "./problem.ts";
 import { parseIsoDay, relativeDay } from "./dates.ts";
+import { clock } from "./clock.ts";
 
 export interface ParamSpec {
   type: "string" | "integer" | "number" | "boolean" | "array";
@@ -14,8 +15,15 @@ export interface ParamSpec {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** What the pattern allows, in words, for the refusal ("15 digits, spaces and dashes ignored"). */
+  allowed?: string;
+  /** Dates: the earliest and latest day accepted, as YYYY-MM-DD or relative to today ("today-90d"). */
+  earliest?: string;
+  latest?: string;
+  /** Dates: another date parameter this one may not be before, when both are given. */
+  not_before?: string;
   enum?: unknown[];
-  items?: { type?: "string" | "integer"; enum?: unknown[]; pattern?: string };
+  items?: { type?: "string" | "integer"; enum?: unknown[]; pattern?: string; allowed?: string };
   maxItems?: number;
   case?: "upper" | "lower";
   example?: unknown;
@@ -27,14 +35,25 @@ export type RawQuery = Record<string, unknown>;
 const UK_POSTCODE = /^([A-Z]{1,2}[0-9][A-Z0-9]?) ?([0-9][A-Z]{2})$/;
 const MAX_VALUE_LENGTH = 2_000;
 
+/** A date bound as YYYY-MM-DD: a fixed day, or one relative to today. */
+const dayOf = (bound: string) => relativeDay(bound, clock.today()) ?? bound;
+
+function dateRange(spec: ParamSpec): string {
+  if (spec.earliest && spec.latest) return `, from ${dayOf(spec.earliest)} to ${dayOf(spec.latest)}`;
+  if (spec.earliest) return `, ${dayOf(spec.earliest)} or later`;
+  if (spec.latest) return `, ${dayOf(spec.latest)} or earlier`;
+  return "";
+}
+
 export function describeAllowed(spec: ParamSpec): string {
   if (spec.enum) return `one of ${spec.enum.join(", ")}`;
+  if (spec.allowed) return spec.allowed;
   if (spec.type === "array") {
-    const item = spec.items?.enum ? `each one of ${spec.items.enum.join(", ")}` : `${spec.items?.type ?? "string"} items`;
+    const item = spec.items?.enum ? `each one of ${spec.items.enum.join(", ")}` : spec.items?.allowed ? `each ${spec.items.allowed}` : `${spec.items?.type ?? "string"} items`;
     return `a comma-separated list (${item}${spec.maxItems ? `, at most ${spec.maxItems}` : ""})`;
   }
   switch (spec.format) {
-    case "date": return "a date as YYYY-MM-DD";
+    case "date": return `a date as YYYY-MM-DD${dateRange(spec)}`;
     case "latitude": return "a latitude in decimal degrees, -90 to 90";
     case "longitude": return "a longitude in decimal degrees, -180 to 180";
     case "uk-postcode": return "a UK postcode such as SW1A 1AA";
@@ -72,6 +91,7 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
     case "string":
       if (spec.format === "date") {
         if (!parseIsoDay(text)) throw fail(/^\d{4}-\d{2}-\d{2}$/.test(text) ? "that day does not exist" : undefined);
+        if ((spec.earliest && text < dayOf(spec.earliest)) || (spec.latest && text > dayOf(spec.latest))) throw fail();
       } else if (spec.format === "latitude" || spec.format === "longitude") {
         const n = Number(text);
         const limit = spec.format === "latitude" ? 90 : 180;
@@ -93,7 +113,7 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
   if (typeof value === "string") {
     if (spec.minLength !== undefined && value.length < spec.minLength) throw fail(`at least ${spec.minLength} characters`);
     if (value.length > (spec.maxLength ?? MAX_VALUE_LENGTH)) throw fail(`at most ${spec.maxLength ?? MAX_VALUE_LENGTH} characters`);
-    if (spec.pattern && !new RegExp(spec.pattern).test(value)) throw fail();
+    if (spec.pattern && !new RegExp(spec.pattern, "u").test(value)) throw fail();
   }
   if (spec.enum && !spec.enum.includes(value)) throw fail();
   return value;
@@ -105,11 +125,11 @@ function coerceList(name: string, spec: ParamSpec, raw: string): unknown[] {
     throw badParam(name, `${name} takes at most ${spec.maxItems} items (got ${parts.length}).`);
   }
   const itemSpec: ParamSpec = { type: spec.items?.type ?? "string", enum: spec.items?.enum, pattern: spec.items?.pattern, case: spec.case, description: "" };
-  return parts.map((p) => {
+  return parts.map((p, i) => {
     try {
       return coerceOne(name, itemSpec, p);
     } catch {
-      throw badParam(name, `${name} must be ${describeAllowed(spec)} (got "${p.slice(0, 80)}").`);
+      throw badParam(name, `${name} item ${i + 1} is not valid: ${name} must be ${describeAllowed(spec)} (got "${p.slice(0, 80)}").`);
     }
   });
 }
@@ -152,6 +172,12 @@ export function parseParams(
       continue;
     }
     values[name] = spec.type === "array" ? coerceList(name, spec, raw as string) : coerceOne(name, spec, raw as string);
+  }
+  for (const [name, spec] of Object.entries(specs)) {
+    const other = spec.not_before;
+    if (other && values[name] !== undefined && values[other] !== undefined && (values[name] as string) < (values[other] as string)) {
+      throw badParam(name, `${name} cannot be before ${other} (${values[other]}); got ${values[name]}.`);
+    }
   }
   return { values, extra };
 }

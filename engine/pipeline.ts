@@ -4,6 +4,7 @@
 // Any failure after the access decision releases it: an error costs the caller nothing.
 import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
+import { checkParamSets } from "./param-sets.ts";
 import { runSteps } from "./steps.ts";
 import { plain } from "./transform.ts";
 import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
@@ -30,6 +31,7 @@ export interface CallResult {
 export async function runCall(engine: Engine, input: CallInput): Promise<CallResult> {
   const endpoint = resolveEndpoint(engine, input.group, input.operation);
   const { values: params, extra } = parseParams(endpoint.params, input.query, endpoint.freeForm);
+  checkParamSets(endpoint.paramSets, params);
   const grant = await engine.access.authorize({ ...input, endpoint, params });
   let committed = false;
   try {

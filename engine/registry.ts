@@ -10,6 +10,7 @@ import { Template } from "./template.ts";
 import { compileTransform, type CompiledTransform } from "./transform.ts";
 import { readSources, type Source } from "./sources.ts";
 import type { ParamSpec } from "./params.ts";
+import { unknownInSets, type ParamSets } from "./param-sets.ts";
 import type { BodyFormat, CsvOptions } from "./parse-body.ts";
 import type { PluginFn } from "./plugin.ts";
 
@@ -98,6 +99,7 @@ export interface Endpoint {
   buckets: Bucket[];
   vars: Record<string, unknown>;
   params: Record<string, ParamSpec>;
+  paramSets?: ParamSets;
   freeForm: boolean;
   steps?: Step[];
   plugin?: { name: string; fn: PluginFn };
@@ -279,8 +281,13 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
 
   for (const [name, spec] of Object.entries(params)) {
     if (spec.enum && spec.default !== undefined && !spec.enum.includes(spec.default)) throw new Error(`params.${name}: default ${spec.default} is not in its enum`);
-    if (spec.pattern) new RegExp(spec.pattern);
+    if (spec.pattern) new RegExp(spec.pattern, "u");
+    if (spec.items?.pattern) new RegExp(spec.items.pattern, "u");
+    if (spec.not_before && params[spec.not_before]?.format !== "date") throw new Error(`params.${name}: not_before names ${spec.not_before}, which is not a date parameter`);
   }
+  const paramSets = raw.param_sets as ParamSets | undefined;
+  const strangers = unknownInSets(paramSets, params);
+  if (strangers.length) throw new Error(`param_sets names ${strangers.join(", ")}, which ${strangers.length > 1 ? "are not parameters" : "is not a parameter"}`);
   const stepNames = new Set<string>();
   for (const step of steps ?? []) {
     if (!sources.has(step.source)) throw new Error(`upstream source "${step.source}" is not declared in sources.yaml`);
@@ -315,6 +322,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     buckets,
     vars,
     params,
+    paramSets,
     freeForm: raw.free_form_params === true,
     steps,
     plugin: raw.plugin ? { name: raw.plugin as string, fn: await loadPlugin(rootDir, raw.plugin as string) } : undefined,

@@ -1,6 +1,5 @@
 // The computed uk-property endpoints: lease-length and estate-deadlines (England and Wales). Information, not
 // legal advice: the answers say what the usual rules give for the dates supplied.
-import { badParam } from "../engine/problem.ts";
 import type { PluginContext } from "../engine/plugin.ts";
 import { day } from "./calculators/calendar.ts";
 import { clock } from "./calculators/clock.ts";
@@ -15,14 +14,6 @@ export function estateDeadlines(ctx: PluginContext) {
   const p = ctx.params;
   const opt = (name: string) => (p[name] === undefined ? undefined : day(p[name] as string));
   const input = { dateOfDeath: opt("date_of_death"), grantDate: opt("grant_date"), noticeDate: opt("notice_claim_date"), grossEstate: p.gross_estate as number | undefined };
-  const today = clock.today();
-  if (!input.dateOfDeath && !input.grantDate && !input.noticeDate && input.grossEstate === undefined) {
-    throw badParam("date_of_death", "Give at least one of date_of_death, grant_date, notice_claim_date and gross_estate: each deadline is computed from the ones given.", "missing_parameter");
-  }
-  if (input.dateOfDeath && input.dateOfDeath > today) throw badParam("date_of_death", `date_of_death cannot be in the future (got ${p.date_of_death}).`);
-  for (const name of ["grant_date", "notice_claim_date"] as const) {
-    const d = opt(name);
-    if (d && input.dateOfDeath && d < input.dateOfDeath) throw badParam(name, `${name} cannot be before date_of_death (${p.date_of_death}); got ${p[name]}.`);
-  }
-  return deadlines(input, today);
+  // The endpoint file has checked the dates (none in the future, none before the death) and that one is given.
+  return deadlines(input, clock.today());
 }

@@ -1,8 +1,9 @@
-// The /free page in a real browser (Debian's chromium driven by playwright-core): a person gets a key and uses it.
+// The pages a person opens, in a real browser (Debian's chromium driven by playwright-core): a person gets a key on
+// /free and uses it; / and /free fit a 390 px phone screen and a 1280 px desktop without sideways scrolling.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import nock from "nock";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import type { Running } from "../engine/server.ts";
 import { mockBankOfEngland, smallAllowanceEndpoints } from "./support/x402-service.ts";
 import { startTestServer } from "./helpers.ts";
@@ -41,7 +42,9 @@ describe("the /free page in headless Chromium", function () {
     await page.waitForSelector("#result:not([hidden])");
     const key = (await page.textContent("#key"))!.trim();
     assert.match(key, /^pda_/);
-    assert.match((await page.textContent("#example"))!, new RegExp(`X-API-Key: ${key}`));
+    const example = (await page.textContent("#example"))!;
+    assert.match(example, new RegExp(`X-API-Key: ${key}`));
+    assert.match(example, /'http:\/\/[^' ]+\/v1\/[a-z-]+\/[a-z-]+[^']*'/, `a real /v1 call, whole: ${example}`);
 
     const call = await page.evaluate(async (k) => {
       const res = await fetch("/v1/bank-of-england/bank-rate?from=2025-08-01", { headers: { "X-API-Key": k } });
@@ -66,5 +69,68 @@ describe("the /free page in headless Chromium", function () {
     const res = await fetch(`${server.url}/account`, { headers: { "X-API-Key": key } });
     assert.equal(res.status, 200);
     await context.close();
+  });
+
+  /** How much wider than the window the page is (0: no sideways scrolling), and the widest offenders. */
+  const overflow = (page: Page): Promise<{ by: number; offenders: string[] }> => page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth;
+    const offenders = [...document.querySelectorAll("body *")].filter((el) => el.getBoundingClientRect().right > width + 1)
+      .slice(0, 5).map((el) => el.tagName.toLowerCase() + "." + el.className + ": " + (el.textContent || "").slice(0, 60));
+    return { by: document.documentElement.scrollWidth - width, offenders };
+  })()`);
+
+  for (const width of [390, 1280]) {
+    it(`/ and /free fit a ${width} px wide window, before and after getting a key`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const page = await context.newPage();
+      for (const path of ["/", "/free"]) {
+        await page.goto(`${server.url}${path}`);
+        const o = await overflow(page);
+        assert.equal(o.by, 0, `${path} at ${width} px: ${o.offenders.join(" | ")}`);
+      }
+      await page.click("#get-key");
+      await page.waitForSelector("#result:not([hidden])");
+      const o = await overflow(page);
+      assert.equal(o.by, 0, `/free with a key at ${width} px: ${o.offenders.join(" | ")}`);
+      await context.close();
+    });
+  }
+
+  it("has an icon: /favicon.ico answers an image", async () => {
+    const res = await fetch(`${server.url}/favicon.ico`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^image\//);
+  });
+
+  describe("after the day's keys, on a server that takes no x402 payments", () => {
+    let limited: Running;
+    before(async () => {
+      limited = await startTestServer({ env: { FREE_KEYS_PER_DAY: "1", X402_PAY_TO: "" } });
+      await fetch(`${limited.url}/free`, { method: "POST" });
+    });
+    after(async () => limited?.close());
+
+    it("says so on the page, offering no x402", async () => {
+      const page = await browser.newPage();
+      await page.goto(`${limited.url}/free`);
+      await page.click("#get-key");
+      await page.waitForFunction(`document.getElementById("error").textContent !== ""`);
+      const said = (await page.textContent("#error"))!;
+      assert.match(said, /already got 1 free keys today/);
+      assert.doesNotMatch(said + (await page.textContent("body")), /x402/);
+      await page.close();
+    });
+
+    it("without JavaScript, answers a readable 429 page, not JSON", async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(`${limited.url}/free`);
+      const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.click("#get-key")]);
+      assert.equal(res.status(), 429);
+      assert.match(res.headers()["content-type"], /^text\/html/);
+      assert.equal(await page.title(), "No more free keys today");
+      assert.match((await page.textContent("#error"))!, /already got 1 free keys today/);
+      await context.close();
+    });
   });
 });

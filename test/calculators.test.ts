@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import zlib from "node:zlib";
 import nock from "nock";
 import { HolidayCalendar, easterSunday, ruleHolidays, type Nation } from "../plugins/calculators/bank-holidays.ts";
 import { compassPoint, distanceKm, initialBearing } from "../plugins/shared/geo.ts";
@@ -17,48 +16,11 @@ import postcodesDefinition, { normalisePostcode, type PostcodeIndex } from "../p
 import { gridToOsgb36, gridToWgs84 } from "../plugins/calculators/osgb.ts";
 import { FIXTURES, fixture, getJson, freeAccess, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
+import { storedZip } from "./support/zip.ts";
 import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
 
 const quiet: DatasetProgress = { phase() {}, tick() {}, log() {} };
 
-/** A zip archive with uncompressed entries: local headers, then the central directory and its end record. */
-function storedZip(files: Record<string, string>): Buffer {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const data = Buffer.from(text);
-    const fileName = Buffer.from(name);
-    const crc = zlib.crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(fileName.length, 26);
-    const dir = Buffer.alloc(46);
-    dir.writeUInt32LE(0x02014b50, 0);
-    dir.writeUInt16LE(20, 4);
-    dir.writeUInt16LE(20, 6);
-    dir.writeUInt32LE(crc, 16);
-    dir.writeUInt32LE(data.length, 20);
-    dir.writeUInt32LE(data.length, 24);
-    dir.writeUInt16LE(fileName.length, 28);
-    dir.writeUInt32LE(offset, 42);
-    locals.push(local, fileName, data);
-    central.push(dir, fileName);
-    offset += 30 + fileName.length + data.length;
-  }
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
 const fileInput = (name: string, file: string): DatasetInput => ({
   files: [name],
   bytes: async () => fs.readFileSync(path.join(FIXTURES, file)),
@@ -402,23 +364,23 @@ describe("calculators endpoints", () => {
     const cases: [string, string, RegExp][] = [
       ["/v1/calculators/uk-business-days", "date", /date is required/],
       ["/v1/calculators/uk-business-days?date=25-12-2025", "date", /YYYY-MM-DD/],
-      ["/v1/calculators/uk-business-days?date=1999-12-25", "date", /2008 to 2099/],
+      ["/v1/calculators/uk-business-days?date=1999-12-25", "date", /from 2008-01-01 to 2099-12-31/],
       ["/v1/calculators/uk-business-days?date=2025-12-25&add=1.5", "add", /whole number/],
       ["/v1/calculators/uk-business-days?date=2025-12-25&add=3000", "add", /-2500 to 2500/],
       ["/v1/calculators/uk-business-days?date=2099-12-01&add=100", "add", /2008 to 2099/],
       ["/v1/calculators/uk-business-days?date=2025-12-25&until=tomorrow", "until", /YYYY-MM-DD/],
-      ["/v1/calculators/uk-business-days?date=2025-12-25&until=2100-01-04", "until", /2008 to 2099/],
+      ["/v1/calculators/uk-business-days?date=2025-12-25&until=2100-01-04", "until", /from 2008-01-01 to 2099-12-31/],
       ["/v1/calculators/uk-business-days?date=2025-12-25&nation=wales", "nation", /england-and-wales, scotland, northern-ireland/],
       ["/v1/calculators/postcode-distance?to=SW1A%201AA", "from", /from is required/],
       ["/v1/calculators/postcode-distance?from=SW1A%201AA&to=SW1A", "to", /UK postcode/],
       ["/v1/calculators/postcode-distance?from=XX&to=SW1A%201AA", "from", /UK postcode/],
       ["/v1/calculators/currency-convert?to=USD", "from", /from is required/],
       ["/v1/calculators/currency-convert?from=GBP", "to", /to is required/],
-      ["/v1/calculators/currency-convert?from=POUND&to=USD", "from", /\[A-Z\]\{3\}/],
+      ["/v1/calculators/currency-convert?from=POUND&to=USD", "from", /one of EUR, AUD/],
       ["/v1/calculators/currency-convert?from=GBP&to=USD&amount=ten", "amount", /a number/],
       ["/v1/calculators/currency-convert?from=GBP&to=USD&amount=-5", "amount", /from 0/],
-      ["/v1/calculators/currency-convert?from=GBP&to=USD&date=2025-12-01", "date", /last 90 days, from 2026-01-15 to 2026-04-15/],
-      ["/v1/calculators/currency-convert?from=GBP&to=USD&date=2026-04-16", "date", /last 90 days/],
+      ["/v1/calculators/currency-convert?from=GBP&to=USD&date=2025-12-01", "date", /from 2026-01-15 to 2026-04-15/],
+      ["/v1/calculators/currency-convert?from=GBP&to=USD&date=2026-04-16", "date", /to 2026-04-15/],
       ["/v1/calculators/currency-convert?from=GBP&to=BGN", "to", /currencies with an ECB reference rate on 2026-04-13/],
     ];
     for (const [url, param, detail] of cases) {

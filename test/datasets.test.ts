@@ -27,6 +27,7 @@ function wordsDefinition(indexBuilds: { n: number } = { n: 0 }): DatasetDefiniti
   return {
     name: "words",
     title: "Test words",
+    folder: "words",
     source: "demo",
     files: [{ name: "words.csv", path: "/export/words.csv" }, { name: "lists/extra.csv", path: "/export/extra.csv", optional: true }],
     refresh: "1d",
@@ -192,7 +193,7 @@ describe("datasets", () => {
       const v = await datasets.sync("words", { progress: quiet });
       assert.ok(scope.isDone());
       assert.deepEqual(words(datasets), ["alpha", "beta"]);
-      assert.deepEqual(v.sources, [{ file: "words.csv", url: "http://mirror.test/data/export/words.csv", date: "2026-08-05T10:00:00.000Z" }]);
+      assert.deepEqual(v.sources, [{ file: "words.csv", url: "http://mirror.test/data/export/words.csv", date: "2026-08-05T10:00:00.000Z", date_from: "last-modified" }]);
       assert.equal(datasets.provenance(datasets.use("words")).url, "http://mirror.test/data/export/words.csv");
     });
 
@@ -216,6 +217,20 @@ describe("datasets", () => {
       nock("https://demo.example").get("/export/words.csv").reply(503, "busy");
       await rejects(datasets.sync("words", { progress: quiet }), /https:\/\/demo\.example\/export\/words\.csv answered HTTP 503.*stays in use/);
       assert.deepEqual(words(datasets), ["kept"]);
+    });
+
+    it("leaves out an optional file the source refuses, saying why, but refuses a version that lost a kind the one in use had", async () => {
+      const def = wordsDefinition();
+      const base = def.load.bind(def);
+      def.load = async (input, db, progress) => ({ counts: { ...(await base(input, db, progress)).counts, ...(input.files.includes("lists/extra.csv") ? { extra: 1 } : {}) } });
+      datasets = makeDatasets(tempDir(), def);
+      nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n").get("/export/extra.csv").reply(200, "omega\n");
+      await datasets.sync("words", { progress: quiet });
+      const said: string[] = [];
+      nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n").get("/export/extra.csv").reply(403, "token needed");
+      await rejects(datasets.sync("words", { progress: { ...quiet, log: (m: string) => said.push(m) } }), /extra: 0 rows against 1/);
+      assert.match(said.join("\n"), /lists\/extra\.csv left out: https:\/\/demo\.example\/export\/extra\.csv answered HTTP 403/);
+      assert.deepEqual(words(datasets), ["alpha", "omega"]);
     });
 
     it("refuses a download whose connection drops before its Content-Length, and says so", async () => {
@@ -242,6 +257,23 @@ describe("datasets", () => {
     const v = datasets.use("airports").version;
     await datasets.loadTestDatasets(["airports"]);
     assert.equal(datasets.use("airports").version.version, v.version);
+  });
+
+  it("a server builds the index of a version another process loaded without waiting for a call", async () => {
+    const dir = tempDir();
+    const builds = { n: 0 };
+    datasets = makeDatasets(dir, wordsDefinition(builds));
+    await datasets.sync("words", { from: folder({ "words.csv": "alpha\n" }), progress: quiet });
+    void datasets.startBackground(20);
+    const cli = makeDatasets(dir, wordsDefinition());
+    await cli.sync("words", { from: folder({ "words.csv": "alpha\nbeta\n" }), progress: quiet });
+    await cli.close();
+    const before = builds.n;
+    const deadline = Date.now() + 3_000;
+    while (builds.n === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(builds.n, before + 1, "built once, by the check");
+    assert.ok(datasets.use<Set<string>>("words").index.has("beta"));
+    assert.equal(builds.n, before + 1, "the call found it built");
   });
 
   it("background refresh is off under NODE_ENV=test and with DATASET_REFRESH=off", () => {

@@ -5,6 +5,8 @@ import path from "node:path";
 import { loadRegistry, type Registry } from "../engine/registry.ts";
 import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, standInCredentials, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
+import type { Access } from "../engine/access/types.ts";
+import { Problem } from "../engine/problem.ts";
 
 // Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
 let registry: Registry | undefined;
@@ -56,4 +58,33 @@ describe("every endpoint file", () => {
       }
     });
   }
+});
+
+/** An access layer that asks every call for payment: what a caller without a key or credit meets. */
+const paymentAlways: Access = {
+  authorize: async () => {
+    throw new Problem({ status: 402, code: "payment_required", detail: "stand-in: payment required" });
+  },
+  close: async () => {},
+};
+
+// Bad input is refused before any payment is asked for: every check an example expects a 400 from is made by
+// the endpoint file (pattern, length, bounds, param_sets), not by the plugin after the payment decision.
+describe("every refused example is refused before payment", () => {
+  let server: Running;
+  useTestServer({ access: paymentAlways }, (s) => (server = s));
+  for (const endpoint of registry?.endpoints.values() ?? []) {
+    for (const example of endpoint.examples.filter((ex) => ex.status === 400)) {
+      it(`${endpoint.key}: ${example.title ?? JSON.stringify(example.params)}`, async () => {
+        const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
+        assert.equal(res.status, 400, JSON.stringify(res.body).slice(0, 300));
+      });
+    }
+  }
+  it("imei/validate?imei=abc is a 400 without a key", async () => {
+    const res = await getJson(`${server.url}/v1/imei/validate?imei=abc`);
+    assert.equal(res.status, 400);
+    assert.equal(res.body.param, "imei");
+    assert.match(res.body.detail, /15 digits/);
+  });
 });

@@ -162,11 +162,12 @@ describe("engine", () => {
     assert.equal(before.status, 200);
     assert.equal(before.body.status, "ok");
     assert.equal(before.body.endpoints, server.engine.registry.endpoints.size);
-    assert.deepEqual(before.body.datasets.find((d: { name: string }) => d.name === "imei-tac"), { name: "imei-tac", loaded: false });
+    assert.deepEqual(before.body.datasets.find((d: { name: string }) => d.name === "imei-tac"), { name: "imei-tac", loaded: false, state: "not_loaded" });
     await server.engine.datasets.loadTestDatasets!(["imei-tac"]);
     const after = await getJson(`${server.url}/health`);
     const tac = after.body.datasets.find((d: { name: string }) => d.name === "imei-tac");
     assert.equal(tac.loaded, true);
+    assert.equal(tac.state, "loaded");
     assert.ok(tac.counts.tacs > 0);
     assert.ok(Date.parse(tac.loaded_at) > Date.now() - 60_000);
   });

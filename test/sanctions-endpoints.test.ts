@@ -90,6 +90,22 @@ describe("sanctions endpoints", () => {
     assert.equal(otherCase.body.data.listed, false);
   });
 
+  it("flags stale lists and lists of unknown date in every screening answer", async () => {
+    // The fixtures are read from a folder: OFAC's CSVs carry no date (unknown); the others carry dates long past.
+    for (const [op, params] of [["screen", { name: "Putin" }], ["screen-uk", { name: "Putin" }], ["screen-us", { name: "Putin" }], ["wallet-screen", { address: "1BoatSLRHtKNngkdXEeobR76b53LETtpyT" }]] as const) {
+      const data = (await get(op, params)).body.data;
+      const searched = data.lists_searched ?? [data.checked_against];
+      for (const l of searched) assert.notEqual(l.stale, false, `${op} ${l.list}`);
+      assert.equal(data.warnings.length, searched.length, op);
+    }
+    const all = (await get("screen", { name: "Putin" })).body.data;
+    const us = all.lists_searched.find((l: { list: string }) => l.list === "us-ofac");
+    assert.deepEqual([us.list_date, us.list_date_from, us.stale], [null, "unknown", null]);
+    const un = all.lists_searched.find((l: { list: string }) => l.list === "un");
+    assert.deepEqual([un.list_date, un.list_date_from, un.stale], ["2026-02-27", "publication", true]);
+    assert.ok(all.warnings.some((w: string) => /^un: The list is dated 2026-02-27/.test(w)), all.warnings.join("\n"));
+  });
+
   it("lists says which lists are mirrored, their counts, dates and the last sync", async () => {
     const res = await get("lists");
     const data = res.body.data;

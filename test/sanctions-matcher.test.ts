@@ -8,6 +8,7 @@ import definition from "../plugins/datasets/sanctions.ts";
 import { nameTokens, normalise, soundKey } from "../plugins/sanctions/normalise.ts";
 import { countryCode } from "../plugins/sanctions/countries.ts";
 import { addressKind } from "../plugins/sanctions/wallets.ts";
+import { freshness, staleWarnings } from "../plugins/sanctions/freshness.ts";
 import { readLists } from "../plugins/sanctions/store.ts";
 import { SanctionsIndex, type ScreenQuery } from "../plugins/sanctions/matcher.ts";
 import { blankEntry } from "../plugins/sanctions/types.ts";
@@ -22,7 +23,7 @@ function folderInput(dir: string): DatasetInput {
     files,
     text: async (n) => fs.readFileSync(path.join(dir, n), "utf8"),
     bytes: async (n) => fs.readFileSync(path.join(dir, n)),
-    origin: (n) => ({ url: path.join(dir, n), date: "2025-12-24T00:00:00.000Z" }),
+    origin: (n) => ({ url: path.join(dir, n), date: "2025-12-24T00:00:00.000Z", date_from: "last-modified" }),
   };
 }
 
@@ -55,6 +56,32 @@ describe("sanctions dataset and matcher", () => {
       assert.equal(us.unmatched_rows, 3);
     });
 
+    it("dates each list from the list itself: the publication date it carries, else the download's Last-Modified, never a local file's time", async () => {
+      const { db: downloaded } = await load();
+      const byList = (d: DatabaseSync) => Object.fromEntries(readLists(d).map((l) => [l.list, [l.list_date, l.list_date_from]]));
+      assert.deepEqual(byList(downloaded), {
+        "us-ofac": ["2025-12-24", "last-modified"], uk: ["2025-10-08", "publication"], eu: ["2025-10-06", "publication"], un: ["2026-02-27", "publication"],
+      });
+      const local = new DatabaseSync(":memory:");
+      const input = folderInput(DIR);
+      await definition.load({ ...input, origin: (n) => ({ ...input.origin(n), date: new Date().toISOString(), date_from: "file-time" }) }, local, quiet);
+      assert.deepEqual(byList(local)["us-ofac"], [undefined, "unknown"]);
+      assert.deepEqual(byList(local).un, ["2026-02-27", "publication"]);
+    });
+
+    it("flags a list older than the refresh interval plus a margin, a copy not refreshed, and a list of unknown date", () => {
+      const info = { list: "un" as const, title: "UN", entries: 3, files: [], list_date: "2026-02-27", list_date_from: "publication" as const };
+      const now = Date.parse("2026-03-02T12:00:00Z");
+      assert.equal(freshness(info, "2026-03-02T00:00:00Z", "1d", now).stale, false);
+      const old = freshness(info, "2026-03-10T00:00:00Z", "1d", Date.parse("2026-03-10T12:00:00Z"));
+      assert.equal(old.stale, true);
+      assert.match(old.stale_reason!, /dated 2026-02-27, 11 days ago \(from its publication date\)/);
+      assert.match(freshness(info, "2026-02-28T00:00:00Z", "1d", Date.parse("2026-03-10T12:00:00Z")).stale_reason!, /loaded on 2026-02-28 and has not been refreshed since/);
+      const unknown = freshness({ ...info, list_date: undefined, list_date_from: "unknown" }, "2026-03-02T00:00:00Z", "1d", now);
+      assert.equal(unknown.stale, null);
+      assert.deepEqual(staleWarnings([{ list: "un", ...unknown }]), ["un: The list's date is unknown: the file carries none and this copy was not downloaded from its publisher."]);
+    });
+
     it("loads whatever lists a folder holds", async () => {
       const dir = tempDir("sanctions-un-");
       fs.mkdirSync(path.join(dir, "un_consolidated"));
@@ -75,7 +102,8 @@ describe("sanctions dataset and matcher", () => {
 
   describe("normalisation", () => {
     it("folds case, accents and scripts into one Latin form", () => {
-      assert.equal(normalise("Aérocaribbean S.A."), "aerocaribbean s a");
+      assert.equal(normalise("Aérocaribbean S.A."), "aerocaribbean sa", "a dotted legal form is one word");
+      assert.equal(normalise("J.R. Ewing"), "j r ewing", "initials stay apart");
       assert.equal(normalise("Владимир ПУТИН"), "vladimir putin");
       assert.equal(normalise("O'Brien-Smith"), "obrien smith");
       assert.equal(normalise("新疆公安局"), "新 疆 公 安 局");
@@ -178,6 +206,31 @@ describe("sanctions dataset and matcher", () => {
         blankEntry("us-ofac", "15056", "entity", "HONESTY")]);
       for (const name of ["Priya Lee", "Mary Rossi", "Hans Sato"]) assert.deepEqual(other.screen({ name, threshold: 80 }).matches, [], name);
       assert.equal(other.screen({ name: "Honesty", threshold: 80 }).matches[0]?.list_id, "15056");
+    });
+
+    it("finds the known misses: a title-only remainder, misspelt titles, dotted legal forms, a joined article, first and last name only", () => {
+      const people = (name: string, id: string) => blankEntry("us-ofac", id, "individual", name);
+      const idx = new SanctionsIndex([people("Haji Khairullah BARAKZAI", "15008"), people("Dr. Sahir BURHAN", "8227"), people("Seyed Mohammad HASHEMI", "19229"),
+        people("Saif-al-Din Fulayyih Hassan Taha AL-RAWI", "7856"), people("Abdul Mohsen Abdullah Ibrahim AL-SHARIKH", "17208"),
+        blankEntry("us-ofac", "25142", "entity", "SIERRA GAS S.A.L. OFFSHORE"), people("Saeed AGHAJANI", "33574")]);
+      const found = (name: string) => idx.screen({ name, threshold: 80 }).matches.map((m) => m.list_id);
+      assert.deepEqual(found("Haji BARAKZAI"), ["15008"]);
+      assert.ok(idx.screen({ name: "Haji BARAKZAI", threshold: 80 }).matches[0].why.includes("same title: haji"));
+      assert.deepEqual(found("Dr. BURHAN"), ["8227"]);
+      assert.deepEqual(found("Seyd Mohammad HASHEMI"), ["19229"]);
+      assert.deepEqual(found("saifaldin fulayyih hassan taha alrawi"), ["7856"]);
+      assert.deepEqual(found("Abdul AL-SHARIKH"), ["17208"]);
+      assert.deepEqual(found("sierra gas sal offshore"), ["25142"]);
+      assert.equal(idx.screen({ name: "saeed aghajani", threshold: 80 }).matches[0]?.score, 100, "Saeed is a name, not a misspelt title");
+      assert.deepEqual(found("Khairullah BARAKZAI"), ["15008"]);
+      assert.deepEqual(found("BARAKZAI"), [], "a surname alone is not enough");
+    });
+
+    it("does not let two misspelt words in another order reach 80 (Mary Davis is not David MAYER)", () => {
+      const idx = new SanctionsIndex([blankEntry("uk", "AQD0127", "individual", "David MAYER")]);
+      const m = idx.screen({ name: "Mary Davis", threshold: 50 }).matches[0];
+      assert.ok(m.score < 80, `scored ${m.score}`);
+      assert.ok(m.why.some((w) => /word order differs and no word matched exactly: score lowered by 10%/.test(w)));
     });
 
     it("lets type, birth year and country raise or lower the score", () => {

@@ -8,6 +8,8 @@ import { parseOfacXml, unzipXml } from "../plugins/sanctions/parse-ofac-xml.ts";
 import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "../plugins/sanctions/parse-uk.ts";
 import { parseUn } from "../plugins/sanctions/parse-un.ts";
 import { parseEu } from "../plugins/sanctions/parse-eu.ts";
+import { firstSheetRows } from "../engine/datasets/xlsx.ts";
+import { storedZip } from "./support/zip.ts";
 import type { Entry } from "../plugins/sanctions/types.ts";
 
 const DIR = path.join(FIXTURES, "datasets", "sanctions");
@@ -253,5 +255,32 @@ describe("sanctions parsers", () => {
       assert.deepEqual(saddam.identifiers, ["National passport 0000001 IRAQ"]);
       assert.deepEqual(byId(eu.entries, "142111").addresses, ["Sofiyskaya Embankment 26/1, Moscow, 117997, RUSSIAN FEDERATION"]);
     });
+
+    it("reads the real layout: regulationSummary under every item, a name repeated per regulation kept once, remarks of names and documents not taken for the entity's", () => {
+      const saddam = byId(eu.entries, "13");
+      assert.deepEqual(saddam.names.map((n) => n.name), ["Saddam Hussein Al-Tikriti", "Abu Ali"]);
+      assert.deepEqual(saddam.programmes, ["IRQ"], "two regulations of one programme");
+      assert.equal(saddam.remarks, "Died in 2006.");
+      assert.equal(byId(eu.entries, "142111").remarks, undefined);
+      assert.equal(saddam.listed_on, "2003-07-07");
+    });
+  });
+});
+
+describe("the xlsx sheet reader", () => {
+  it("reads shared, inline, rich-text and formula strings, numbers, booleans and date-formatted numbers, in their columns", () => {
+    const xlsx = storedZip({
+      "xl/workbook.xml": `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="List" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      "xl/_rels/workbook.xml.rels": `<Relationships><Relationship Id="rId1" Target="worksheets/list.xml"/></Relationships>`,
+      "xl/sharedStrings.xml": `<sst><si><t>Last Updated</t></si><si><r><t>Rich </t></r><r><t xml:space="preserve">text &amp; more</t></r><rPh><t>hint</t></rPh></si></sst>`,
+      "xl/styles.xml": `<styleSheet><numFmts><numFmt numFmtId="164" formatCode="dd/MM/yyyy"/></numFmts><cellXfs><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs></styleSheet>`,
+      "xl/worksheets/list.xml": `<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="C1" s="1"><v>45757</v></c></row>` +
+        `<row r="3"><c r="A3" t="s"><v>1</v></c><c r="B3" t="inlineStr"><is><t>inline</t></is></c><c r="C3" t="str"><v>formula</v></c><c r="D3"><v>42</v></c><c r="E3" t="b"><v>1</v></c></row></sheetData></worksheet>`,
+    });
+    assert.deepEqual(firstSheetRows(xlsx), [["Last Updated", "", "10/04/2025"], [], ["Rich text & more", "inline", "formula", "42", "TRUE"]]);
+  });
+
+  it("refuses a file that is not a workbook", () => {
+    assert.throws(() => firstSheetRows(Buffer.from("not a zip")), /not an xlsx workbook/);
   });
 });

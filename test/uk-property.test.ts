@@ -132,7 +132,7 @@ describe("uk-property endpoints", () => {
       ["/v1/uk-property/lease-length?lease_start=2000-01-01&term_years=10000", "term_years", /from 1 to 9999/],
       ["/v1/uk-property/estate-deadlines", "date_of_death", /at least one of/],
       ["/v1/uk-property/estate-deadlines?date_of_death=15/01/2025", "date_of_death", /YYYY-MM-DD/],
-      ["/v1/uk-property/estate-deadlines?date_of_death=2026-01-02", "date_of_death", /cannot be in the future/],
+      ["/v1/uk-property/estate-deadlines?date_of_death=2026-01-02", "date_of_death", /2026-01-01 or earlier/],
       ["/v1/uk-property/estate-deadlines?grant_date=2025-02-29", "grant_date", /does not exist/],
       ["/v1/uk-property/estate-deadlines?date_of_death=2025-01-15&grant_date=2025-01-14", "grant_date", /before date_of_death/],
       ["/v1/uk-property/estate-deadlines?notice_claim_date=soon", "notice_claim_date", /YYYY-MM-DD/],

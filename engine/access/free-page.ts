@@ -1,45 +1,74 @@
-// The /free page: a person gets a key in the browser (shown once). Works with JavaScript (fetch) and without (form post).
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// The /free page: a person gets a key in the browser (shown once). Works with JavaScript (fetch) and without (form
+// post), and shows a real call with the new key. It offers only the ways to pay this server can take.
+import { esc, page } from "../page.ts";
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem}
-code,pre{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}pre{padding:.6rem;overflow-x:auto}
-button{font-size:1rem;padding:.5rem 1rem}#key{font-size:1.1rem;word-break:break-all}`;
+/** What the pages need to know about the server. */
+export interface FreePageInfo {
+  baseUrl: string;
+  /** A /v1 call to show with the new key. */
+  sampleCall: string;
+  /** Whether the server takes x402 payments (X402_PAY_TO set) and card credit (Stripe configured). */
+  x402: boolean;
+  credit: boolean;
+}
 
-export function freePage(baseUrl: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Get a free API key</title><style>${STYLE}</style></head>
-<body>
-<h1>Get a free API key</h1>
+const STYLE = `#key{font-size:1.1rem}#error{color:#a22}`;
+
+/** After the daily allowance: the ways to pay that this server takes, in words. */
+function afterAllowance(info: FreePageInfo): string {
+  const ways = [info.credit ? "card credit on your key" : "", info.x402 ? "an x402 payment (USDC)" : ""].filter(Boolean);
+  return ways.length ? `after that, ${ways.join(" or ")} pays the price of a call` : "after that, calls wait for the next UTC day";
+}
+
+/** The two commands to try a key with: a real call, and what is left of its allowance. */
+function examples(info: FreePageInfo, key: string): string {
+  return `curl -H "X-API-Key: ${key}" '${info.sampleCall}'\n\ncurl -H "X-API-Key: ${key}" ${info.baseUrl}/account`;
+}
+
+export function freePage(info: FreePageInfo): string {
+  return page("Get a free API key", `<h1>Get a free API key</h1>
 <p>No signup. Send the key in the <code>X-API-Key</code> header: calls are free up to a daily allowance (UTC days);
-after that, card credit or an x402 payment pays the price of a call.</p>
+${esc(afterAllowance(info))}.</p>
 <form id="get" method="post" action="/free"><button type="submit" id="get-key">Get a key</button></form>
 <section id="result" hidden>
 <p>Your key (shown once, this service keeps only a hash of it):</p>
 <p><code id="key"></code></p>
+<p>Try it, then see what is left of today's allowance:</p>
 <pre id="example"></pre>
 </section>
 <p id="error" role="alert"></p>
 <script>
+const EXAMPLES = ${JSON.stringify(examples(info, "KEY"))};
 document.getElementById("get").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const res = await fetch("/free", { method: "POST", headers: { accept: "application/json" } });
   const body = await res.json();
   if (!res.ok) { document.getElementById("error").textContent = body.detail; return; }
   document.getElementById("key").textContent = body.key;
-  document.getElementById("example").textContent = body.example;
+  document.getElementById("example").textContent = EXAMPLES.replaceAll("KEY", body.key);
   document.getElementById("result").hidden = false;
   document.getElementById("get").hidden = true;
 });
 </script>
-<p>Programs: <code>curl -X POST ${esc(baseUrl)}/free</code> answers the same as JSON.</p>
-</body></html>`;
+<p>Programs: <code>curl -X POST ${esc(info.baseUrl)}/free</code> answers the same as JSON.</p>`, { maxWidth: "42rem", style: STYLE });
 }
 
-export function keyPage(baseUrl: string, key: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Your free API key</title><style>${STYLE}</style></head>
-<body><h1>Your free API key</h1><p>Shown once; this service keeps only a hash of it.</p>
+export function keyPage(info: FreePageInfo, key: string): string {
+  return page("Your free API key", `<h1>Your free API key</h1><p>Shown once; this service keeps only a hash of it.</p>
 <p><code id="key">${esc(key)}</code></p>
-<pre id="example">curl -H "X-API-Key: ${esc(key)}" ${esc(baseUrl)}/account</pre></body></html>`;
+<p>Try it, then see what is left of today's allowance:</p>
+<pre id="example">${esc(examples(info, key))}</pre>`, { maxWidth: "42rem", style: STYLE });
+}
+
+/** The answer to the page's form when this address has had its keys for today (a 429, as a page, not JSON). */
+export function limitPage(detail: string): string {
+  return page("No more free keys today", `<h1>No more free keys today</h1>
+<p id="error" role="alert">${esc(detail)}</p>
+<p><a href="/">The endpoints and their prices</a></p>`, { maxWidth: "42rem", style: STYLE });
+}
+
+/** The 429's detail: only the ways to pay this server takes. */
+export function keyLimitDetail(info: FreePageInfo, perDay: number): string {
+  const ways = [info.credit ? "add card credit to one (POST /credit/checkout)" : "", info.x402 ? "pay per call with x402" : ""].filter(Boolean);
+  return `This address already got ${perDay} free keys today (UTC). Use one of them${ways.length ? `, or ${ways.join(", or ")}` : ""}.`;
 }

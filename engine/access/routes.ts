@@ -8,7 +8,8 @@ import { sendProblem } from "../http.ts";
 import type { Engine } from "../engine.ts";
 import { isAccessService, type AccessService } from "./index.ts";
 import { createCheckout, handleStripeWebhook } from "./stripe.ts";
-import { freePage, keyPage } from "./free-page.ts";
+import { freePage, keyLimitDetail, keyPage, limitPage, type FreePageInfo } from "./free-page.ts";
+import { sampleCall } from "../docs-page.ts";
 import { utcDay } from "./keys.ts";
 
 export function mountAccessRoutes(app: Express, engine: Engine): void {
@@ -24,20 +25,24 @@ export function mountAccessRoutes(app: Express, engine: Engine): void {
     }
   };
 
-  app.get("/free", (_req, res) => void res.type("html").send(freePage(access.settings.baseUrl)));
+  const { settings } = access;
+  const info: FreePageInfo = { baseUrl: settings.baseUrl, sampleCall: sampleCall(engine.registry, settings.baseUrl), x402: Boolean(settings.x402.payTo), credit: Boolean(settings.stripe.secretKey) };
+  app.get("/free", (_req, res) => void res.type("html").send(freePage(info)));
 
   app.post("/free", express.urlencoded({ extended: false, limit: "4kb" }), handle(async (req, res) => {
     const minted = await access.mintKey(req.ip ?? "unknown");
     const wantsHtml = req.accepts(["json", "html"]) === "html";
     if (!minted) {
-      throw new Problem({
+      const limit = new Problem({
         status: 429,
         code: "key_limit_reached",
-        detail: `This address already got ${access.settings.freeKeysPerDay} free keys today (UTC). Use one of them, or pay per call with x402.`,
+        detail: keyLimitDetail(info, settings.freeKeysPerDay),
         headers: { "Retry-After": String(utcDay().secondsLeft) },
       });
+      if (wantsHtml) return void res.status(429).set(limit.headers).type("html").send(limitPage(limit.detail));
+      throw limit;
     }
-    if (wantsHtml) return void res.status(201).type("html").send(keyPage(access.settings.baseUrl, minted.key));
+    if (wantsHtml) return void res.status(201).type("html").send(keyPage(info, minted.key));
     res.status(201).json({
       key: minted.key,
       key_id: minted.record.id,

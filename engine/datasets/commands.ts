@@ -1,4 +1,6 @@
-// `npm run sync -- <dataset> [--from <dir>]` loads a dataset; `npm run sync -- --list` shows what is loaded.
+// `npm run sync -- <dataset> [--from <dir>]` loads a dataset; `npm run sync -- all [--from <dir>]` loads every one,
+// from a folder laid out like ../shared/data (each dataset in its definition's `folder`); `--list` shows what is loaded.
+import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
@@ -8,7 +10,7 @@ import { UpstreamClient } from "../upstream.ts";
 import { createDatasets, type Datasets, type DatasetStatus } from "./index.ts";
 import type { Command } from "../commands.ts";
 
-const USAGE = "Usage: npm run sync -- <dataset> [--from <folder>] [--force]   |   npm run sync -- --list";
+const USAGE = "Usage: npm run sync -- <dataset> [--from <folder>] [--force]   |   npm run sync -- all [--from <folder of every dataset>]   |   npm run sync -- --list";
 
 async function openDatasets(): Promise<Datasets> {
   const env = process.env;
@@ -56,6 +58,10 @@ export const datasetCommands: Record<string, Command> = {
         return;
       }
       const [name] = positionals;
+      if (name === "all") {
+        process.exitCode = await syncAll(datasets, values.from, values.force);
+        return;
+      }
       if (!datasets.definitions.has(name)) {
         console.error(`There is no dataset "${name}". Datasets: ${[...datasets.definitions.keys()].join(", ") || "none"}`);
         process.exitCode = 2;
@@ -71,3 +77,25 @@ export const datasetCommands: Record<string, Command> = {
     }
   },
 };
+
+/** Every dataset in turn, each from its subfolder of `from` or downloaded; 1 when any failed, after trying all. */
+async function syncAll(datasets: Datasets, from: string | undefined, force: boolean | undefined): Promise<number> {
+  const failed: string[] = [];
+  for (const def of datasets.definitions.values()) {
+    const folder = from && path.join(from, def.folder);
+    if (folder && !fs.existsSync(folder)) {
+      console.error(`${def.name}: skipped, ${folder} does not exist`);
+      failed.push(def.name);
+      continue;
+    }
+    try {
+      const v = await datasets.sync(def.name, { from: folder, force });
+      console.log(describeStatus({ ...datasets.status().find((s) => s.name === def.name)!, version: v }));
+    } catch (e) {
+      console.error((e as Error).message);
+      failed.push(def.name);
+    }
+  }
+  if (failed.length) console.error(`Not loaded: ${failed.join(", ")}`);
+  return failed.length ? 1 : 0;
+}

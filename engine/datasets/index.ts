@@ -1,5 +1,6 @@
 // Local datasets: bulk files loaded into SQLite, one file per version, switched atomically (see store.ts).
-// Plugins read them through ctx.datasets.use(name); `npm run sync` and the background refresh call sync().
+// Plugins read them through ctx.datasets.use(name); `npm run sync` and the background loads call sync(). A server
+// loads every dataset never loaded in the background, one at a time, and refreshes the others on their interval.
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -41,6 +42,8 @@ export interface DatasetStatus {
   licence: string;
   attribution: string;
   version?: DatasetVersion;
+  /** Being loaded by this process now, or waiting for its turn. */
+  loading: boolean;
   last_failure?: Failure;
 }
 
@@ -55,6 +58,8 @@ interface OpenVersion {
 
 /** How long a replaced version's database stays open for calls that started on it. */
 const RETIRE_AFTER_MS = 30_000;
+/** How often a server looks for versions loaded by another process (npm run sync), to build their index before a call needs it. */
+const VERSION_CHECK_MS = 30_000;
 
 export class Datasets {
   readonly deps: DatasetDeps;
@@ -64,6 +69,13 @@ export class Datasets {
   private readonly retired = new Set<DatabaseSync>();
   private readonly syncing = new Map<string, Promise<DatasetVersion>>();
   private readonly testLoaded = new Set<string>();
+  /** Datasets waiting for their first load in the background. */
+  private readonly queued = new Set<string>();
+  private background?: Promise<void>;
+  private closing = false;
+  /** Cancels the downloads in flight when the server stops. */
+  private readonly aborts = new AbortController();
+  private versionCheck?: NodeJS.Timeout;
   private refresh?: RefreshSchedule;
 
   constructor(deps: DatasetDeps, definitions = new Map<string, DatasetDefinition>()) {
@@ -85,7 +97,7 @@ export class Datasets {
     let open = this.open.get(name);
     if (!open || open.stamp !== stamp) {
       const current = stamp === undefined ? undefined : this.store.current(name);
-      if (!current) throw notLoaded(def);
+      if (!current) throw notLoaded(def, this.isLoading(name));
       if (open?.version.version !== current.version) open = this.openVersion(def, current);
       open.stamp = stamp;
     }
@@ -113,8 +125,13 @@ export class Datasets {
     return [...this.definitions.values()].map((d) => ({
       name: d.name, title: d.title, source: d.source, refresh: d.refresh, licence: d.licence, attribution: d.attribution,
       version: this.store.current(d.name),
+      loading: this.isLoading(d.name),
       last_failure: this.store.lastFailure(d.name),
     }));
+  }
+
+  private isLoading(name: string): boolean {
+    return this.syncing.has(name) || this.queued.has(name);
   }
 
   /** Loads a new version (downloaded, or from a folder) and makes it current; on any failure the previous stays. */
@@ -135,18 +152,68 @@ export class Datasets {
     }
   };
 
-  /** Background refresh of the datasets loaded before, each on its `refresh` interval. */
-  startRefresh(): void {
+  /**
+   * A server's background work: the datasets loaded before get their index built now (not on the first call) and
+   * a refresh on their interval; those never loaded are downloaded from their sources, one after another.
+   */
+  startBackground(versionCheckMs = VERSION_CHECK_MS): Promise<void> {
     this.refresh ??= new RefreshSchedule(this, this.deps.log);
+    this.versionCheck ??= setInterval(() => this.warmNewVersions(), versionCheckMs).unref();
+    const missing: DatasetDefinition[] = [];
     for (const d of this.definitions.values()) {
       const v = this.store.current(d.name);
       if (v) this.refresh.schedule(d, v);
+      else missing.push(d);
+    }
+    for (const d of missing) this.queued.add(d.name);
+    if (missing.length) this.deps.log.info({ datasets: missing.map((d) => d.name) }, "datasets never loaded: loading them in the background from their sources");
+    this.background = (async () => {
+      // Yield first, so that the server is listening before the work starts.
+      await new Promise((r) => setImmediate(r));
+      for (const d of this.definitions.values()) if (!missing.includes(d) && !this.closing) this.warm(d.name);
+      for (const d of missing) {
+        if (this.closing) break;
+        this.deps.log.info({ dataset: d.name, source: d.source }, "loading dataset");
+        try {
+          await this.sync(d.name, { progress: createProgress(d.name, this.deps.log, false) }).finally(() => this.queued.delete(d.name));
+        } catch {
+          // Logged and recorded by the sync; tried again later like a failed refresh.
+          if (!this.closing) this.refresh?.retryLater(d);
+        }
+      }
+      this.queued.clear();
+    })();
+    return this.background;
+  }
+
+  /** Builds the index of each version another process has switched to since this one last looked. */
+  private warmNewVersions(): void {
+    for (const name of this.definitions.keys()) {
+      if (this.syncing.has(name) || this.closing) continue;
+      const open = this.open.get(name);
+      const stamp = this.store.pointerStamp(name);
+      if (stamp !== undefined && stamp !== open?.stamp) this.warm(name);
+    }
+  }
+
+  /** Opens the current version and builds its index, so that the first call does not wait for it. */
+  private warm(name: string): void {
+    try {
+      const t0 = performance.now();
+      this.use(name);
+      this.deps.log.info({ dataset: name, ms: Math.round(performance.now() - t0) }, "dataset ready");
+    } catch (e) {
+      this.deps.log.warn({ dataset: name, error: (e as Error).message }, "dataset could not be opened");
     }
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.versionCheck);
+    this.aborts.abort();
     this.refresh?.stop();
     await Promise.allSettled(this.syncing.values());
+    await this.background?.catch(() => {});
     for (const o of this.open.values()) o.db.close();
     for (const db of this.retired) db.close();
     this.open.clear();
@@ -160,7 +227,7 @@ export class Datasets {
       db = new DatabaseSync(file, { readOnly: true });
     } catch (e) {
       this.deps.log.error({ dataset: def.name, file, err: e }, "dataset version cannot be opened");
-      throw notLoaded(def, `Its current version file cannot be opened (${(e as Error).message}).`);
+      throw notLoaded(def, false, `Its current version file cannot be opened (${(e as Error).message}).`);
     }
     const old = this.open.get(def.name);
     if (old) this.retire(old.db);
@@ -207,14 +274,17 @@ export class Datasets {
         version,
         loaded_at: new Date().toISOString(),
         load_ms: Math.round(performance.now() - started),
-        sources: [...found.entries()].map(([file, f]) => ({ file, url: f.url, ...(f.date ? { date: f.date } : {}) })),
+        sources: [...found.entries()].map(([file, f]) => ({ file, url: f.url, ...(f.date ? { date: f.date, date_from: f.dateFrom } : {}) })),
         counts: result.counts,
         ...(result.dataDates ? { data_dates: result.dataDates } : {}),
       };
       this.store.switchTo(v);
       progress.done();
       log.info({ dataset: def.name, version, counts: v.counts, ms: v.load_ms }, "dataset loaded");
-      this.refresh?.schedule(def, v);
+      if (this.refresh) {
+        this.refresh.schedule(def, v);
+        this.warm(def.name);
+      }
       return v;
     } catch (e) {
       progress.done();
@@ -235,6 +305,7 @@ export class Datasets {
     let current = "";
     let last = 0;
     let sized = false;
+    const skipped = (file: string, why: string) => progress.log(`${file} left out: ${why}`);
     return download(def, (name) => this.deps.upstream.source(name), staging, this.deps.env ?? process.env, (file, received, total) => {
       if (file !== current || (total && !sized)) {
         current = file;
@@ -246,7 +317,7 @@ export class Datasets {
       }
       progress.tick(received - last);
       last = received;
-    });
+    }, skipped, this.aborts.signal);
   }
 }
 
@@ -260,28 +331,32 @@ function flushToDisk(file: string): void {
   }
 }
 
-/** A count that falls below half of the version in use means a truncated file far more often than real change. */
+/**
+ * A count that falls below half of the version in use means a truncated file far more often than real change; a
+ * kind that is gone (an optional file that could not be had this time) counts as none.
+ */
 function checkNotShrunk(counts: Record<string, number>, previous: DatasetVersion | undefined): void {
-  for (const [kind, n] of Object.entries(counts)) {
-    const before = previous?.counts[kind];
+  for (const [kind, before] of Object.entries(previous?.counts ?? {})) {
+    const n = counts[kind] ?? 0;
     if (before && n < before / 2) {
       throw new DatasetLoadError(`${kind}: ${n} rows against ${before} in the version in use; the files look truncated (sync with --force to accept them)`);
     }
   }
 }
 
-function notLoaded(def: DatasetDefinition, why = ""): Problem {
+function notLoaded(def: DatasetDefinition, loading: boolean, why = ""): Problem {
+  const how = loading ? "It is being loaded now, in the background; try again in a few minutes."
+    : `The operator loads it with \`npm run sync -- ${def.name}\`.`;
   return new Problem({
     status: 503,
     code: "dataset_not_loaded",
-    detail: `The ${def.title} dataset (${def.name}) has not been loaded on this server yet. ${why}${why ? " " : ""}` +
-      `The operator loads it with \`npm run sync -- ${def.name}\`. The call was not charged.`,
-    extra: { dataset: def.name },
-    headers: { "retry-after": "3600" },
+    detail: `The ${def.title} dataset (${def.name}) has not been loaded on this server yet. ${why}${why ? " " : ""}${how} The call was not charged.`,
+    extra: { dataset: def.name, loading },
+    headers: { "retry-after": loading ? "60" : "3600" },
   });
 }
 
-/** Background refresh is off with DATASET_REFRESH=off and under NODE_ENV=test. */
+/** Background loading and refresh are off with DATASET_REFRESH=off and under NODE_ENV=test. */
 export function refreshEnabled(env: NodeJS.ProcessEnv): boolean {
   return env.DATASET_REFRESH !== "off" && env.NODE_ENV !== "test";
 }
@@ -289,6 +364,6 @@ export function refreshEnabled(env: NodeJS.ProcessEnv): boolean {
 export async function createDatasets(deps: DatasetDeps, opts: { refresh?: boolean } = {}): Promise<Datasets> {
   const definitions = await loadDefinitions(deps.config.rootDir, deps.upstream.sources);
   const datasets = new Datasets(deps, definitions);
-  if (opts.refresh ?? refreshEnabled(deps.env ?? process.env)) datasets.startRefresh();
+  if (opts.refresh ?? refreshEnabled(deps.env ?? process.env)) void datasets.startBackground();
   return datasets;
 }

@@ -8,14 +8,18 @@ import { pipeline } from "node:stream/promises";
 import got, { HTTPError } from "got";
 import { USER_AGENT } from "../upstream.ts";
 import { authFor, type Source } from "../sources.ts";
+import { zipEntries, type ZipEntry } from "./zip.ts";
 import type { DatasetDefinition, DatasetInput } from "./types.ts";
 
 export interface FoundFile {
-  /** Where it is on disk now. */
+  /** Where it is on disk now: the file, or for an unpacked zip the folder holding its entries. */
   path: string;
+  unpacked?: boolean;
   /** Where it came from: the URL it was downloaded from, or the local path. */
   url: string;
   date?: string;
+  /** Whence the date: the download's Last-Modified, or a local file's time (when it was copied, perhaps not published). */
+  dateFrom?: "last-modified" | "file-time";
 }
 
 export class DatasetLoadError extends Error {}
@@ -28,16 +32,21 @@ export function findLocal(def: DatasetDefinition, from: string): Map<string, Fou
   for (const f of def.files) {
     const candidates = [f.name, `${f.name}.gz`].map((n) => path.resolve(from, n));
     const hit = candidates.find((c) => fs.existsSync(c));
-    if (hit) found.set(f.name, { path: hit, url: hit, date: fs.statSync(hit).mtime.toISOString() });
+    if (hit) found.set(f.name, { path: hit, url: hit, date: fs.statSync(hit).mtime.toISOString(), dateFrom: "file-time" });
+    else if (f.unpacked && fs.readdirSync(from).length) found.set(f.name, { path: from, url: from, unpacked: true });
     else if (!f.optional) missing.push(f.name);
   }
   if (missing.length) throw new DatasetLoadError(`${from} lacks ${missing.join(", ")} (also looked for ${missing.map((m) => `${m}.gz`).join(", ")})`);
   return found;
 }
 
-/** Downloads the definition's files, each from its source's base URL (UPSTREAM_<NAME> redirects it), into `dir`. */
+/**
+ * Downloads the definition's files, each from its source's base URL (UPSTREAM_<NAME> redirects it), into `dir`.
+ * An optional file that cannot be had is left out (`onSkip` says why); a required one fails the download.
+ */
 export async function download(def: DatasetDefinition, sourceOf: (name: string) => Source, dir: string, env: NodeJS.ProcessEnv,
-  onBytes: (file: string, received: number, total?: number) => void): Promise<Map<string, FoundFile>> {
+  onBytes: (file: string, received: number, total?: number) => void, onSkip: (file: string, why: string) => void = () => {},
+  signal?: AbortSignal): Promise<Map<string, FoundFile>> {
   const found = new Map<string, FoundFile>();
   for (const f of def.files) {
     const source = sourceOf(f.source ?? def.source);
@@ -51,6 +60,7 @@ export async function download(def: DatasetDefinition, sourceOf: (name: string) 
       headers: { "user-agent": USER_AGENT, accept: "*/*", ...source.headers, ...auth.headers },
       timeout: { connect: 15_000, response: 60_000, socket: 60_000 },
       retry: { limit: 0 },
+      signal,
     });
     let date: string | undefined;
     let expected: number | undefined;
@@ -64,15 +74,16 @@ export async function download(def: DatasetDefinition, sourceOf: (name: string) 
     try {
       await pipeline(stream, fs.createWriteStream(target));
     } catch (e) {
-      if (e instanceof HTTPError) {
-        if (f.optional && e.response.statusCode === 404) continue;
-        throw new DatasetLoadError(`${publicUrl} answered HTTP ${e.response.statusCode}`);
-      }
-      throw new DatasetLoadError(`${publicUrl} could not be downloaded (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      const why = e instanceof HTTPError ? `${publicUrl} answered HTTP ${e.response.statusCode}`
+        : `${publicUrl} could not be downloaded (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      if (!f.optional || signal?.aborted) throw new DatasetLoadError(signal?.aborted ? `${publicUrl}: the download was stopped` : why);
+      fs.rmSync(target, { force: true });
+      if (!(e instanceof HTTPError && e.response.statusCode === 404)) onSkip(f.name, why);
+      continue;
     }
     const size = fs.statSync(target).size;
     if (expected !== undefined && size !== expected) throw new DatasetLoadError(`${publicUrl} was cut short: ${size} of ${expected} bytes`);
-    found.set(f.name, { path: target, url: publicUrl, date });
+    found.set(f.name, { path: target, url: publicUrl, ...(date ? { date, dateFrom: "last-modified" as const } : {}) });
   }
   return found;
 }
@@ -95,13 +106,21 @@ export function inputOf(found: Map<string, FoundFile>): DatasetInput {
       throw new DatasetLoadError(`${name} is truncated or not valid gzip (${(e as Error).message})`);
     }
   };
+  const entries = async (name: string): Promise<ZipEntry[]> => {
+    const f = get(name);
+    if (!f.unpacked) return zipEntries(await bytes(name));
+    return fs.readdirSync(f.path, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())
+      .map((d) => path.join(d.parentPath, d.name))
+      .map((file) => ({ name: path.relative(f.path, file).split(path.sep).join("/"), read: () => fs.readFileSync(file) }));
+  };
   return {
     files: [...found.keys()],
     bytes,
+    entries,
     text: async (name) => (await bytes(name)).toString("utf8"),
     origin: (name) => {
       const f = get(name);
-      return { url: f.url, ...(f.date ? { date: f.date } : {}) };
+      return { url: f.url, ...(f.date ? { date: f.date, date_from: f.dateFrom } : {}) };
     },
   };
 }

@@ -32,6 +32,11 @@ export class RefreshSchedule {
     this.at(def, due);
   }
 
+  /** After a failed load: again within the hour (or the refresh interval, if shorter). */
+  retryLater(def: DatasetDefinition): void {
+    this.at(def, Date.now() + Math.min(this.timing.retryMs, durationMs(def.refresh)));
+  }
+
   stop(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
@@ -45,7 +50,7 @@ export class RefreshSchedule {
       if (Date.now() < due) return this.at(def, due);
       this.log.info({ dataset: def.name }, "refreshing dataset");
       // A success schedules the next refresh itself (Datasets.sync -> schedule).
-      this.datasets.sync(def.name, { progress: createProgress(def.name, this.log, false) }).catch(() => this.at(def, Date.now() + Math.min(this.timing.retryMs, durationMs(def.refresh))));
+      this.datasets.sync(def.name, { progress: createProgress(def.name, this.log, false) }).catch(() => this.retryLater(def));
     }, delay);
     timer.unref();
     this.timers.set(def.name, timer);

@@ -1,6 +1,7 @@
 // The contract between the dataset mechanism (engine/datasets/) and the datasets plugins declare
 // (plugins/datasets/<name>.ts, each exporting `default` a DatasetDefinition).
 import type { DatabaseSync } from "node:sqlite";
+import type { ZipEntry } from "./zip.ts";
 
 /** One file a dataset is built from, downloaded from its source's base URL (so UPSTREAM_<SOURCE> redirects a sync). */
 export interface DatasetFile {
@@ -12,6 +13,8 @@ export interface DatasetFile {
   optional?: boolean;
   /** The sources.yaml source this file downloads from, when not the dataset's own (each list has its publisher). */
   source?: string;
+  /** A zip that a --from folder may hold unpacked: its entries are then the folder's own files (read with input.entries). */
+  unpacked?: boolean;
 }
 
 /** What a load receives: the files that were found, readable as text. */
@@ -22,8 +25,20 @@ export interface DatasetInput {
   text(name: string): Promise<string>;
   /** The raw bytes (for xlsx and other binary formats). */
   bytes(name: string): Promise<Buffer>;
-  /** Where each file came from (URL or local path) and its date if known. */
-  origin(name: string): { url: string; date?: string };
+  /**
+   * The entries of a zip file, or of the folder that holds it unpacked (DatasetFile.unpacked), names relative to it.
+   * The mechanism always gives it; an input made by hand (a test, a bench) may leave it out.
+   */
+  entries?(name: string): Promise<ZipEntry[]>;
+  /** Where each file came from (URL or local path) and its date if known, with whence the date. */
+  origin(name: string): FileOrigin;
+}
+
+export interface FileOrigin {
+  url: string;
+  date?: string;
+  /** last-modified: the download's Last-Modified header; file-time: a local file's modification time. */
+  date_from?: "last-modified" | "file-time";
 }
 
 export interface DatasetProgress {
@@ -43,6 +58,8 @@ export interface LoadResult {
 export interface DatasetDefinition<Index = unknown> {
   name: string;
   title: string;
+  /** Its subfolder in a folder of local copies of every dataset (the ../shared/data layout): `npm run sync -- all --from <dir>`. */
+  folder: string;
   /** A source of sources.yaml. */
   source: string;
   files: DatasetFile[];
@@ -67,7 +84,7 @@ export interface DatasetVersion {
   loaded_at: string;
   /** How long the sync took, download included. */
   load_ms?: number;
-  sources: { file: string; url: string; date?: string }[];
+  sources: ({ file: string } & FileOrigin)[];
   counts: Record<string, number>;
   data_dates?: Record<string, string>;
 }

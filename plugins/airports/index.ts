@@ -1,5 +1,5 @@
 // The airports group, answered from the local OurAirports dataset (plugins/datasets/airports.ts).
-import { Problem, badParam } from "../../engine/problem.ts";
+import { Problem } from "../../engine/problem.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
 import { boxesAround, type Point } from "../shared/geo.ts";
 import { originFromParams as origin } from "../shared/origin.ts";
@@ -70,7 +70,6 @@ export function search(ctx: PluginContext) {
   const q = dataset(ctx).index;
   const p = ctx.params;
   const words = (p.q as string).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  if (!words.length) throw badParam("q", "q must contain letters or digits of a name or town (got only punctuation).");
   // Each word as a prefix: "heath lon" finds London Heathrow.
   const match = words.map((w) => `"${w.replace(/"/g, '""')}"*`).join(" ");
   const types = (p.type as string[]).map(datasetType);
@@ -112,9 +111,6 @@ export async function navaids(ctx: PluginContext) {
   let from: Point & { postcode?: string; airport?: ReturnType<typeof compactAirport> };
   let q: AirportQueries;
   if (p.code !== undefined) {
-    if (ctx.params.lat !== undefined || ctx.params.lng !== undefined || ctx.params.postcode !== undefined) {
-      throw badParam("code", "Give one of code, lat and lng, or postcode.");
-    }
     q = dataset(ctx).index;
     const a = findAirport(q, p.code);
     if (a.lat === null || a.lng === null) throw new Problem({ status: 404, code: "not_found", param: "code", detail: `The airport ${p.code} has no location.` });

@@ -1,7 +1,2 @@
-// "Today" for the calculators whose answers depend on it (years left on a lease, days to a deadline, the last
-// 90 days of exchange rates). Tests set it so that expected answers do not drift: clock.today = () => day("2026-01-15").
-import { todayUtc } from "../../engine/dates.ts";
-
-export const clock = {
-  today: (): Date => todayUtc(),
-};
+// The engine's clock: a test that sets clock.today moves the parameter bounds and the calculators together.
+export { clock } from "../../engine/clock.ts";

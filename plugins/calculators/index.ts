@@ -1,7 +1,7 @@
 // The calculators group: UK business days, the distance between two postcodes, currency conversion.
 import { Problem, badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
-import { DAY_NAMES, addDays, day, daysBetween, isoDay } from "./calendar.ts";
+import { DAY_NAMES, day, daysBetween, isoDay } from "./calendar.ts";
 import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "./bank-holidays.ts";
 import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "../shared/geo.ts";
 import { convert, currenciesOn, rateDayOnOrBefore } from "./currency.ts";
@@ -24,6 +24,7 @@ function holidayCalendar(ctx: PluginContext, nation: Nation): { calendar: Holida
   }
 }
 
+/** The endpoint file bounds date and until to these years; the day reached by adding is checked here. */
 function inRuleYears(d: Date, param: string, what = param): void {
   const y = d.getUTCFullYear();
   if (y < RULE_YEARS.from || y > RULE_YEARS.to) {
@@ -34,7 +35,6 @@ function inRuleYears(d: Date, param: string, what = param): void {
 export function ukBusinessDays(ctx: PluginContext) {
   const nation = ctx.params.nation as Nation;
   const date = day(ctx.params.date as string);
-  inRuleYears(date, "date");
   const { calendar, loaded } = holidayCalendar(ctx, nation);
   const years = new Set([date.getUTCFullYear()]);
   const describe = (d: Date) => ({ date: isoDay(d), day_of_week: DAY_NAMES[d.getUTCDay()] });
@@ -58,7 +58,6 @@ export function ukBusinessDays(ctx: PluginContext) {
   }
   if (ctx.params.until !== undefined) {
     const until = day(ctx.params.until as string);
-    inRuleYears(until, "until");
     years.add(until.getUTCFullYear());
     out.until = {
       ...describe(until),
@@ -100,8 +99,6 @@ export async function postcodeDistance(ctx: PluginContext) {
 
 // ---- currency-convert
 
-/** How far back a date may be asked for. */
-const WINDOW_DAYS = 90;
 /** The longest run of days without rates (Good Friday to Easter Monday): a longer gap means the rates held end earlier. */
 const MAX_CLOSED_DAYS = 4;
 
@@ -114,10 +111,6 @@ export function currencyConvert(ctx: PluginContext) {
   const amount = ctx.params.amount as number;
   const asked = ctx.params.date as string | undefined;
 
-  if (asked !== undefined) {
-    const earliest = isoDay(addDays(today, -WINDOW_DAYS));
-    if (asked < earliest || asked > isoDay(today)) throw badParam("date", `date must be within the last ${WINDOW_DAYS} days, from ${earliest} to ${isoDay(today)} (got ${asked}).`);
-  }
   const rates = rateDayOnOrBefore(days, asked ?? isoDay(today)) ?? (asked ? undefined : days.at(-1));
   if (!rates || (asked && daysBetween(day(rates.date), day(asked)) > MAX_CLOSED_DAYS)) {
     throw new Problem({ status: 404, code: "not_found", param: "date", detail: `No ECB reference rates are held for ${asked}: the rates held ${rates ? `end on ${rates.date}` : "start later"}.` });

@@ -90,6 +90,7 @@ function insertAll(db: DatabaseSync, sql: string, rows: Row[], values: (r: Row) 
 const airports: DatasetDefinition<AirportQueries> = {
   name: "airports",
   title: "OurAirports airports, runways, frequencies and navaids",
+  folder: "ourairports",
   source: "ourairports",
   files: [
     { name: "airports.csv", path: "/airports.csv" },

@@ -4,7 +4,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
 import type { RateDay } from "../calculators/currency.ts";
-import { isZip, zipEntries } from "../shared/zip.ts";
+import { isZip, zipEntries } from "../../engine/datasets/zip.ts";
 
 const FILE = "eurofxref-hist.csv";
 /** Currencies the service offers: those the ECB still quotes (the discontinued ones stop at the euro changeover). */
@@ -18,6 +18,7 @@ export interface RatesIndex {
 const definition: DatasetDefinition<RatesIndex> = {
   name: "ecb-rates",
   title: "ECB euro foreign exchange reference rates",
+  folder: "ecb_eurofxref",
   source: "ecb",
   files: [{ name: FILE, path: "/stats/eurofxref/eurofxref-hist.zip" }],
   refresh: "1d",

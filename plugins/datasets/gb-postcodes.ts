@@ -8,7 +8,7 @@ import { parse } from "csv-parse/sync";
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
 import { gridToWgs84 } from "../calculators/osgb.ts";
-import { zipEntries, type ZipEntry } from "../shared/zip.ts";
+import { zipEntries, type ZipEntry } from "../../engine/datasets/zip.ts";
 
 const FILE = "codepo_gb.zip";
 const AREA_FILE = /(^|\/)Data\/CSV\/([a-z]{1,2})\.csv(\.gz)?$/i;
@@ -48,14 +48,15 @@ function readMetadata(entry: ZipEntry | undefined): { counts: Map<string, number
 const definition: DatasetDefinition<PostcodeIndex> = {
   name: "gb-postcodes",
   title: "OS Code-Point Open postcodes (Great Britain)",
+  folder: "uk_postcodes_codepoint_open",
   source: "os-codepoint",
-  files: [{ name: FILE, path: "/downloads/v1/products/CodePointOpen/downloads?area=GB&format=CSV&redirect" }],
+  files: [{ name: FILE, path: "/downloads/v1/products/CodePointOpen/downloads?area=GB&format=CSV&redirect", unpacked: true }],
   refresh: "30d",
   licence: "Open Government Licence v3.0",
   attribution: "Contains OS data © Crown copyright and database right; Royal Mail data © Royal Mail copyright and database right; National Statistics data © Crown copyright and database right",
 
   async load(input, db, progress) {
-    const entries = zipEntries(await input.bytes(FILE));
+    const entries = input.entries ? await input.entries(FILE) : zipEntries(await input.bytes(FILE));
     const areas = entries.filter((e) => AREA_FILE.test(e.name));
     if (!areas.length) throw new Error(`${FILE} holds no Data/CSV/<area>.csv files; is it Code-Point Open in CSV?`);
     const metadata = readMetadata(entries.find((e) => /(^|\/)Doc\/metadata\.txt$/i.test(e.name)));

@@ -32,6 +32,7 @@ export interface TacIndex {
 const definition: DatasetDefinition<TacIndex> = {
   name: "imei-tac",
   title: "Osmocom TAC database",
+  folder: "imei_tac",
   source: "osmocom",
   files: [{ name: FILE, path: "/export/tacdb.csv" }],
   refresh: "7d",
@@ -66,7 +67,9 @@ const definition: DatasetDefinition<TacIndex> = {
     }
     db.exec("COMMIT");
     const count = (db.prepare("SELECT count(*) AS n FROM tacs").get() as { n: number }).n;
-    const date = input.origin(FILE).date;
+    // The export carries no date: the download's Last-Modified says when it last changed; a local copy's file time does not.
+    const origin = input.origin(FILE);
+    const date = origin.date_from === "last-modified" ? origin.date : undefined;
     return { counts: { tacs: count }, ...(date ? { dataDates: { last_changed: date } } : {}) };
   },
 

@@ -6,7 +6,7 @@ import { parseOfacXml, unzipXml } from "../sanctions/parse-ofac-xml.ts";
 import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "../sanctions/parse-uk.ts";
 import { parseUn } from "../sanctions/parse-un.ts";
 import { parseEu } from "../sanctions/parse-eu.ts";
-import { buildIndex, writeStore, type ListInfo } from "../sanctions/store.ts";
+import { buildIndex, writeStore, type ListDateFrom, type ListInfo } from "../sanctions/store.ts";
 import { LIST_TITLES, type Entry, type ListCode, type ParsedList } from "../sanctions/types.ts";
 import type { SanctionsIndex } from "../sanctions/matcher.ts";
 
@@ -35,14 +35,44 @@ export const FILES = {
 
 type Key = keyof typeof FILES;
 
+/** One list as read: its entries, the files it came from, and its date with whence the date. */
+export interface ReadList {
+  list: ListCode;
+  parsed: ParsedList;
+  files: Key[];
+  date?: string;
+  date_from: ListDateFrom;
+  sublists?: Record<string, number>;
+}
+
+interface Part { parsed: ParsedList; files: Key[] }
+
+/**
+ * A publication's date: the one it carries, else (OFAC's CSVs carry none) its main file's Last-Modified when it was
+ * downloaded. A local file's time says when it was copied, not when it was published, so it gives no date.
+ */
+function dated(input: DatasetInput, part: Part): { date?: string; date_from: ListDateFrom } {
+  if (part.parsed.date) return { date: part.parsed.date, date_from: "publication" };
+  const origin = input.origin(FILES[part.files[0]].name);
+  return origin.date_from === "last-modified" && origin.date ? { date: origin.date.slice(0, 10), date_from: "last-modified" } : { date_from: "unknown" };
+}
+
+/** A list read from several publications (OFAC's SDN and non-SDN) is as old as its oldest part. */
+function oldest(dates: { date?: string; date_from: ListDateFrom }[]): { date?: string; date_from: ListDateFrom } {
+  if (dates.some((d) => !d.date)) return { date_from: "unknown" };
+  const first = [...dates].sort((a, b) => a.date!.localeCompare(b.date!))[0];
+  return { date: first.date, date_from: dates.every((d) => d.date_from === "publication") ? "publication" : "last-modified" };
+}
+
 /** Reads the lists present in the input; each list from its best available publication. */
-export async function parseLists(input: DatasetInput): Promise<{ list: ListCode; parsed: ParsedList; files: Key[]; sublists?: Record<string, number> }[]> {
+export async function parseLists(input: DatasetInput): Promise<ReadList[]> {
   const has = (k: Key) => input.files.includes(FILES[k].name);
   const text = (k: Key) => input.text(FILES[k].name);
   const legacy = async (k: Key) => (has(k) ? decodeLegacy(await input.bytes(FILES[k].name)) : undefined);
-  const out: { list: ListCode; parsed: ParsedList; files: Key[]; sublists?: Record<string, number> }[] = [];
+  const out: ReadList[] = [];
+  const one = (list: ListCode, part: Part) => out.push({ list, ...part, ...dated(input, part) });
 
-  const ofac: { parsed: ParsedList; files: Key[] }[] = [];
+  const ofac: Part[] = [];
   if (has("sdn")) {
     ofac.push({ parsed: parseOfacCsv({ main: (await legacy("sdn"))!, add: await legacy("sdnAdd"), alt: await legacy("sdnAlt"), comments: await legacy("sdnComments") }, "SDN"),
       files: (["sdn", "sdnAdd", "sdnAlt", "sdnComments"] as Key[]).filter(has) });
@@ -51,15 +81,17 @@ export async function parseLists(input: DatasetInput): Promise<{ list: ListCode;
     ofac.push({ parsed: parseOfacCsv({ main: (await legacy("cons"))!, add: await legacy("consAdd"), alt: await legacy("consAlt"), comments: await legacy("consComments") }, "Non-SDN (consolidated)"),
       files: (["cons", "consAdd", "consAlt", "consComments"] as Key[]).filter(has) });
   } else if (has("consXml")) ofac.push({ parsed: parseOfacXml(unzipXml(await input.bytes(FILES.consXml.name)), "Non-SDN (consolidated)"), files: ["consXml"] });
-  if (ofac.length) out.push({ list: "us-ofac", ...mergeOfac(ofac.map((o) => o.parsed)), files: ofac.flatMap((o) => o.files) });
+  if (ofac.length) {
+    out.push({ list: "us-ofac", ...mergeOfac(ofac.map((o) => o.parsed)), files: ofac.flatMap((o) => o.files), ...oldest(ofac.map((o) => dated(input, o))) });
+  }
 
-  if (has("ukXml")) out.push({ list: "uk", parsed: parseFcdoXml(await text("ukXml")), files: ["ukXml"] });
-  else if (has("ukCsv")) out.push({ list: "uk", parsed: parseUkCsv(await text("ukCsv")), files: ["ukCsv"] });
-  else if (has("ofsiXlsx")) out.push({ list: "uk", parsed: parseOfsiXlsx(await input.bytes(FILES.ofsiXlsx.name)), files: ["ofsiXlsx"] });
-  else if (has("ofsiCsv")) out.push({ list: "uk", parsed: parseUkCsv(await text("ofsiCsv")), files: ["ofsiCsv"] });
+  if (has("ukXml")) one("uk", { parsed: parseFcdoXml(await text("ukXml")), files: ["ukXml"] });
+  else if (has("ukCsv")) one("uk", { parsed: parseUkCsv(await text("ukCsv")), files: ["ukCsv"] });
+  else if (has("ofsiXlsx")) one("uk", { parsed: parseOfsiXlsx(await input.bytes(FILES.ofsiXlsx.name)), files: ["ofsiXlsx"] });
+  else if (has("ofsiCsv")) one("uk", { parsed: parseUkCsv(await text("ofsiCsv")), files: ["ofsiCsv"] });
 
-  if (has("un")) out.push({ list: "un", parsed: parseUn(await text("un")), files: ["un"] });
-  if (has("eu")) out.push({ list: "eu", parsed: parseEu(await text("eu")), files: ["eu"] });
+  if (has("un")) one("un", { parsed: parseUn(await text("un")), files: ["un"] });
+  if (has("eu")) one("eu", { parsed: parseEu(await text("eu")), files: ["eu"] });
   return out;
 }
 
@@ -80,13 +112,13 @@ function mergeOfac(parts: ParsedList[]): { parsed: ParsedList; sublists: Record<
       }
     }
   }
-  const dates = parts.map((p) => p.date).filter((d): d is string => !!d).sort();
-  return { parsed: { entries: [...byId.values()], unmatched, date: dates.at(-1) }, sublists };
+  return { parsed: { entries: [...byId.values()], unmatched }, sublists };
 }
 
 const definition: DatasetDefinition<SanctionsIndex> = {
   name: "sanctions",
   title: "Sanctions lists: US OFAC (SDN and non-SDN), UK, EU, UN",
+  folder: "sanctions",
   source: "ofac",
   files: Object.values(FILES) as DatasetFile[],
   refresh: "1d",
@@ -100,12 +132,11 @@ const definition: DatasetDefinition<SanctionsIndex> = {
     const infos: ListInfo[] = [];
     const counts: Record<string, number> = {};
     const dataDates: Record<string, string> = {};
-    for (const { list, parsed, files, sublists } of lists) {
+    for (const { list, parsed, files, sublists, date, date_from } of lists) {
       if (!parsed.entries.length) throw new Error(`${FILES[files[0]].name} holds no entries: refusing a truncated or wrong file`);
       const origins = files.map((k) => ({ file: FILES[k].name, ...input.origin(FILES[k].name) }));
-      const date = parsed.date ?? origins.map((o) => o.date?.slice(0, 10)).filter((d): d is string => !!d).sort().at(-1);
       entries.push(...parsed.entries);
-      infos.push({ list, title: LIST_TITLES[list], entries: parsed.entries.length, list_date: date, list_date_from: date ? (parsed.date ? "publication" : "file") : undefined, files: origins, sublists, unmatched_rows: parsed.unmatched || undefined });
+      infos.push({ list, title: LIST_TITLES[list], entries: parsed.entries.length, list_date: date, list_date_from: date_from, files: origins, sublists, unmatched_rows: parsed.unmatched || undefined });
       counts[list] = parsed.entries.length;
       if (date) dataDates[list] = date;
       if (parsed.unmatched) progress.log(`${list}: ${parsed.unmatched} rows of secondary files name an entry the main file lacks (files of different dates); skipped`);

@@ -15,6 +15,7 @@ export type HolidayIndex = Record<Nation, HolidayCalendar>;
 const definition: DatasetDefinition<HolidayIndex> = {
   name: "uk-bank-holidays",
   title: "UK bank holidays (GOV.UK)",
+  folder: "uk_bank_holidays",
   source: "govuk",
   files: [{ name: FILE, path: "/bank-holidays.json" }],
   refresh: "7d",

@@ -37,8 +37,6 @@ export function luhnCheckDigit(first14: string): string {
 /** What the input becomes once spaces and dashes are taken out. */
 export const cleanImei = (raw: string) => raw.replace(/[\s-]/g, "");
 
-export const IMEI_ALLOWED = "15 digits (spaces and dashes are ignored); 14 digits without the check digit, or a 16-digit IMEISV, are also accepted";
-
 /** The parsed IMEI, or undefined when the input is not 14, 15 or 16 digits. */
 export function parseImei(raw: string): ParsedImei | undefined {
   const digits = cleanImei(raw);

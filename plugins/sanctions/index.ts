@@ -2,8 +2,9 @@
 // read from the local "sanctions" dataset.
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
-import { badParam, Problem } from "../../engine/problem.ts";
-import { FILES } from "../datasets/sanctions.ts";
+import { Problem } from "../../engine/problem.ts";
+import definition, { FILES } from "../datasets/sanctions.ts";
+import { freshness, staleWarnings } from "./freshness.ts";
 import type { SanctionsIndex } from "./matcher.ts";
 import { readEntry, readLists, walletsFor, type ListInfo } from "./store.ts";
 import { addressKind } from "./wallets.ts";
@@ -28,8 +29,19 @@ function recordLists(ctx: PluginContext, handle: DatasetHandle<SanctionsIndex>, 
   }
 }
 
-function listsSearched(lists: ListInfo[], wanted: ListCode[]) {
-  return lists.filter((l) => wanted.includes(l.list)).map((l) => ({ list: l.list, mirrored: l.entries > 0, entries: l.entries, list_date: l.list_date ?? null }));
+/** Each list's date, whence it comes, and whether it is stale. */
+function dated(handle: DatasetHandle<SanctionsIndex>, l: ListInfo) {
+  return freshness(l, handle.version.loaded_at, definition.refresh);
+}
+
+function listsSearched(handle: DatasetHandle<SanctionsIndex>, lists: ListInfo[], wanted: ListCode[]) {
+  return lists.filter((l) => wanted.includes(l.list) && l.entries > 0).map((l) => ({ list: l.list, mirrored: true, entries: l.entries, ...dated(handle, l) }))
+    .concat(lists.filter((l) => wanted.includes(l.list) && !l.entries).map((l) => ({ list: l.list, mirrored: false, entries: 0, list_date: null, list_date_from: null, stale: null })));
+}
+
+/** The answer's warnings: lists not mirrored here, and lists stale or of unknown date. */
+function warnings(searched: ReturnType<typeof listsSearched>): string[] {
+  return [...searched.filter((l) => !l.mirrored).map((l) => `${l.list}: not mirrored on this server, so not searched.`), ...staleWarnings(searched.filter((l) => l.mirrored))];
 }
 
 function runScreen(ctx: PluginContext, wanted: ListCode[]) {
@@ -37,14 +49,15 @@ function runScreen(ctx: PluginContext, wanted: ListCode[]) {
   const p = ctx.params as { name: string; type?: EntryType; birth_year?: number; country?: string; threshold: number };
   const lists = readLists(handle.db);
   recordLists(ctx, handle, lists.filter((l) => wanted.includes(l.list)));
-  if (!/[\p{L}\p{N}]/u.test(p.name)) throw badParam("name", "name must contain letters or digits (a person, company or vessel name).");
   const { matches, total } = handle.index.screen({ name: p.name, type: p.type, birthYear: p.birth_year, country: p.country, lists: wanted, threshold: p.threshold });
+  const searched = listsSearched(handle, lists, wanted);
   return {
     query: { name: p.name, type: p.type ?? null, birth_year: p.birth_year ?? null, country: p.country ?? null, lists: wanted, threshold: p.threshold },
     notice: NOTICE,
     match_count: total,
     matches,
-    lists_searched: listsSearched(lists, wanted),
+    lists_searched: searched,
+    warnings: warnings(searched),
     list_version: { loaded_at: handle.version.loaded_at, version: handle.version.version },
   };
 }
@@ -64,9 +77,6 @@ export function screenUs(ctx: PluginContext) {
 
 export function entry(ctx: PluginContext) {
   const { list, list_id: listId, entry_id: entryId } = ctx.params as { list?: ListCode; list_id?: string; entry_id?: number };
-  if (entryId === undefined && !(list && listId)) {
-    throw badParam(list ? "list_id" : "list", "Give entry_id (from a screen result), or list together with list_id (the list's own id).", "missing_parameter");
-  }
   const handle = open(ctx);
   const found = readEntry(handle.db, entryId !== undefined ? { entryId } : { list, listId });
   if (!found) {
@@ -84,7 +94,8 @@ export function lists(ctx: PluginContext) {
     notice: NOTICE,
     last_sync: handle.version.loaded_at,
     version: handle.version.version,
-    lists: all.map((l) => ({ ...l, mirrored: l.entries > 0, list_date: l.list_date ?? null, files: l.files.map((f) => ({ file: f.file, date: f.date ?? null })) })),
+    lists: all.map((l) => ({ ...l, mirrored: l.entries > 0, ...(l.entries ? dated(handle, l) : { list_date: null, list_date_from: null, stale: null }),
+      files: l.files.map((f) => ({ file: f.file, date: f.date ?? null, date_from: f.date_from ?? null })) })),
     total_entries: all.reduce((s, l) => s + l.entries, 0),
   };
 }
@@ -100,9 +111,10 @@ export function walletScreen(ctx: PluginContext) {
     return { currency: w.currency, address: w.address, list: found.entry.list, list_id: found.entry.list_id, entry_id: w.entry_id, name: found.entry.name,
       type: found.entry.type, programmes: found.entry.programmes };
   });
-  const us = all.find((l) => l.list === "us-ofac")!;
+  const [us] = listsSearched(handle, all, ["us-ofac"]);
   return {
     address, kind, listed: hits.length > 0, notice: NOTICE, matches: hits,
-    checked_against: { list: "us-ofac", mirrored: us.entries > 0, list_date: us.list_date ?? null, note: "Exact address match; EVM and bech32 addresses compare in any letter case, base58 addresses (BTC legacy, TRX...) exactly." },
+    checked_against: { ...us, note: "Exact address match; EVM and bech32 addresses compare in any letter case, base58 addresses (BTC legacy, TRX...) exactly." },
+    warnings: warnings([us]),
   };
 }

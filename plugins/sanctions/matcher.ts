@@ -4,12 +4,18 @@
 // query's rare words are scored: words are paired greedily by similarity, and the score weighs how much of the
 // query and how much of the listed name is covered, so extra or missing middle names cost little and word order
 // nothing. Type, birth year and country then move the score up or down, each with its reason.
-import { deletions, isCjk, jaroWinkler, nameTokens, soundKey } from "./normalise.ts";
+import { deletions, isCjk, jaroWinkler, nameTokens, soundKey, titleOf, titlesOf } from "./normalise.ts";
 import { countryCode } from "./countries.ts";
 import { yearsOf, type Entry, type EntryName, type EntryType, type ListCode } from "./types.ts";
 
 /** Jaro-Winkler similarity below which two words are not paired. */
 const MIN_JW = 0.82;
+/** What a title shared by the query and the listed name (Haji, Dr) counts for, on both sides: about a middle name. */
+const SHARED_TITLE_WEIGHT = 0.6;
+/** Two names whose words are all misspelt and in another order are weak evidence: the score is lowered this much. */
+const REORDERED_FUZZY = 0.9;
+/** The Arabic article joined to a word (Alrawi for AL-RAWI): the word is also tried without it. */
+const JOINED_ARTICLE = /^(?:al|el)([a-z]{3,})$/;
 
 interface IndexedName {
   entry: number;
@@ -18,6 +24,8 @@ interface IndexedName {
   /** Adjacent pairs joined, as vocabulary ids, with the word positions they cover. */
   pairs: { id: number; at: number }[];
   weights: number[];
+  /** Its titles (Haji, Dr...), which are not among its tokens. */
+  titles: string[];
 }
 
 export interface ScreenQuery {
@@ -46,9 +54,14 @@ export interface Match {
   why: string[];
 }
 
-/** Weight of a word in its name: initials count half, middle names of people 0.6, all else 1. */
-function weights(tokens: string[], person: boolean): number[] {
-  return tokens.map((t, i) => (t.length === 1 && !isCjk(t) ? 0.5 : person && tokens.length >= 3 && i > 0 && i < tokens.length - 1 ? 0.6 : 1));
+/**
+ * Weight of a word in its name: initials count half; a person's middle names 0.6 each, and together no more than
+ * one word (a name given as first and last name only still covers most of a long listed name); all else 1.
+ */
+function weights(tokens: string[], person: boolean, listed = false): number[] {
+  // The cap is for listed names: a query's own middle names keep their weight, so a misspelt surname costs the same.
+  const middle = listed ? Math.min(0.6, 1 / Math.max(1, tokens.length - 2)) : 0.6;
+  return tokens.map((t, i) => (t.length === 1 && !isCjk(t) ? 0.5 : person && tokens.length >= 3 && i > 0 && i < tokens.length - 1 ? middle : 1));
 }
 
 /** Similarity of two words, 0 when they should not pair. */
@@ -103,7 +116,7 @@ export class SanctionsIndex {
         const id = this.names.length;
         const tokens = toks.map((t) => this.word(t, true));
         const pairs = toks.slice(1).map((t, i) => ({ id: this.word(toks[i] + t, false), at: i }));
-        this.names.push({ entry, name, tokens, pairs, weights: weights(toks, e.type === "individual") });
+        this.names.push({ entry, name, tokens, pairs, weights: weights(toks, e.type === "individual", true), titles: titlesOf(name.name) });
         for (const t of new Set([...tokens, ...pairs.map((p) => p.id)])) this.postings[t].push(id);
       }
     });
@@ -155,8 +168,12 @@ export class SanctionsIndex {
     const qTokens = nameTokens(query.name, true);
     if (!qTokens.length) return { matches: [], total: 0 };
     const qWeights = weights(qTokens, query.type !== "entity" && query.type !== "vessel");
+    const qTitles = titlesOf(query.name, true);
+    // Query words that may be a misspelt title (seyd): covered by the title when the listed name has it.
+    const qTitleAt = qTokens.map((t) => titleOf(t, true));
     const qUnits = [
       ...qTokens.map((t, i) => ({ text: t, at: [i] })),
+      ...qTokens.flatMap((t, i) => (JOINED_ARTICLE.test(t) ? [{ text: JOINED_ARTICLE.exec(t)![1], at: [i] }] : [])),
       ...qTokens.slice(1).map((t, i) => ({ text: qTokens[i] + t, at: [i, i + 1] })),
     ];
     const unitSims = qUnits.map((u) => this.similarWords(u.text, u.at.length === 2));
@@ -184,7 +201,7 @@ export class SanctionsIndex {
       if (got < needed) continue;
       const nm = this.names[nameId];
       if (allowed && !allowed.has(this.entries[nm.entry].list)) continue;
-      const s = this.nameScore(nm, qTokens, qWeights, qUnits, unitSims, false).score;
+      const s = this.nameScore(nm, qTokens, qWeights, { titles: qTitles, at: qTitleAt }, qUnits, unitSims, false).score;
       const prev = best.get(nm.entry);
       if (!prev || s > prev.score) best.set(nm.entry, { score: s, name: nm });
     }
@@ -192,7 +209,7 @@ export class SanctionsIndex {
     const matches: Match[] = [];
     for (const [entryId, b] of best) {
       if (b.score < query.threshold - 15) continue;
-      const detail = this.nameScore(b.name, qTokens, qWeights, qUnits, unitSims, true);
+      const detail = this.nameScore(b.name, qTokens, qWeights, { titles: qTitles, at: qTitleAt }, qUnits, unitSims, true);
       const { score, why } = this.refine(entryId, detail.score, detail.why, query);
       if (score < query.threshold) continue;
       const e = this.entries[entryId];
@@ -207,7 +224,7 @@ export class SanctionsIndex {
   }
 
   /** Pairs query words with listed words greedily, best similarity first; joined pairs may stand for two words. */
-  private nameScore(nm: IndexedName, qTokens: string[], qWeights: number[], qUnits: { text: string; at: number[] }[],
+  private nameScore(nm: IndexedName, qTokens: string[], qWeights: number[], qTitles: { titles: string[]; at: (string | undefined)[] }, qUnits: { text: string; at: number[] }[],
     unitSims: Map<number, number>[], explain: boolean): { score: number; why: string[] } {
     const nUnits = [...nm.tokens.map((id, i) => ({ id, at: [i] })), ...nm.pairs.map((p) => ({ id: p.id, at: [p.at, p.at + 1] }))];
     const cands: { s: number; q: number; n: number }[] = [];
@@ -238,7 +255,12 @@ export class SanctionsIndex {
       for (const i of na) nCredit[i] = c.s;
       pairsUsed.push(c);
     }
-    const cover = (credit: number[], w: number[]) => credit.reduce((s, c, i) => s + c * w[i], 0) / w.reduce((a, b) => a + b, 0);
+    const sharedTitles = qTitles.titles.filter((t) => nm.titles.includes(t));
+    qTitles.at.forEach((t, i) => {
+      if (t && !qCredit[i] && nm.titles.includes(t)) qCredit[i] = 1;
+    });
+    const title = sharedTitles.length ? SHARED_TITLE_WEIGHT : 0;
+    const cover = (credit: number[], w: number[]) => (credit.reduce((s, c, i) => s + c * w[i], 0) + title) / (w.reduce((a, b) => a + b, 0) + title);
     const covQ = cover(qCredit, qWeights);
     const covN = cover(nCredit, nm.weights);
     let score = 100 * covQ ** 0.6 * covN ** 0.4;
@@ -246,7 +268,7 @@ export class SanctionsIndex {
     const singles = pairsUsed.filter((p) => qUnits[p.q].at.length === 1 && nUnits[p.n].at.length === 1).sort((a, b) => a.q - b.q);
     const reordered = singles.some((p, i) => i > 0 && nUnits[p.n].at[0] < nUnits[singles[i - 1].n].at[0]);
     const allFuzzy = pairsUsed.length > 1 && pairsUsed.every((p) => p.s < 1);
-    if (reordered && allFuzzy) score *= 0.95;
+    if (reordered && allFuzzy) score *= REORDERED_FUZZY;
     if (!explain) return { score, why: [] };
 
     const why: string[] = [`matched the ${kindLabel(nm.name)} "${nm.name.name}"`];
@@ -258,7 +280,8 @@ export class SanctionsIndex {
         : q.length === 1 || w.length === 1 ? "initial" : soundKey(q) === soundKey(w) ? "spelling or transliteration variant" : "close spelling (typo?)";
       why.push(`"${q}" ~ "${w}": ${how}`);
     }
-    if (reordered) why.push(allFuzzy ? "word order differs and no word matched exactly: score lowered by 5%" : "word order differs");
+    if (reordered) why.push(allFuzzy ? `word order differs and no word matched exactly: score lowered by ${Math.round(100 * (1 - REORDERED_FUZZY))}%` : "word order differs");
+    if (sharedTitles.length) why.push(`same title: ${sharedTitles.join(", ")}`);
     const extraQ = qTokens.filter((_, i) => !qCredit[i]);
     if (extraQ.length) why.push(`query words not in this name: ${extraQ.join(", ")}`);
     const missing = nm.tokens.filter((_, i) => !nCredit[i]).map((id) => this.words[id]);

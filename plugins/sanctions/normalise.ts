@@ -23,15 +23,50 @@ const GREEK: Record<string, string> = {
 
 const LATIN_EXTRA: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", ı: "i", þ: "th", ð: "d", ħ: "h" };
 
+/** Honorifics and titles, each spelling with the one form it is compared in (Shaykh and Sheikh are one title). */
+const TITLES: Record<string, string> = {
+  mr: "mr", mrs: "mrs", ms: "ms", miss: "miss", dr: "dr", doctor: "dr", prof: "prof", sir: "sir", dame: "dame", lord: "lord", lady: "lady",
+  sheikh: "sheikh", shaikh: "sheikh", shaykh: "sheikh", sheik: "sheikh", haji: "haji", hajji: "haji", hadji: "haji", alhaji: "haji",
+  mullah: "mullah", mulla: "mullah", maulana: "maulana", mawlawi: "mawlawi", maulvi: "mawlawi", sayyid: "sayyid", sayed: "sayyid",
+  syed: "sayyid", sayyed: "sayyid", seyed: "sayyid", seyyed: "sayyid", imam: "imam", emir: "emir", amir: "emir", general: "general",
+  gen: "general", colonel: "colonel", col: "colonel", major: "major", capt: "captain", captain: "captain", lieutenant: "lieutenant",
+  lt: "lieutenant", brigadier: "brigadier", admiral: "admiral", president: "president", minister: "minister", his: "his", her: "her",
+  excellency: "excellency", honourable: "hon", hon: "hon", rev: "rev", reverend: "rev", father: "father", engineer: "engineer", eng: "engineer",
+};
+
+/**
+ * A title, or in a query a word one slip away from a longer title (Seyd, Skyyed for Seyyed), in its compared form. A
+ * near miss stays a query word too (Saeed is a name, one slip from Sayed): it counts as the title only against a
+ * listed name that has that title.
+ */
+export function titleOf(word: string, query: boolean): string | undefined {
+  if (TITLES[word]) return TITLES[word];
+  if (!query || word.length < 4) return undefined;
+  const near = Object.keys(TITLES).find((t) => t.length >= 4 && t[0] === word[0] && oneEditApart(t, word));
+  return near && TITLES[near];
+}
+
+/** The titles a name carries, each in its one compared form: a title shared by the query and a listed name counts a little. */
+export function titlesOf(text: string, query = false): string[] {
+  return [...new Set(normalise(text).split(" ").map((w) => titleOf(w, query)).filter((t): t is string => !!t))];
+}
+
+/** Whether two words are one typing slip apart: a letter changed, added, lost, or two neighbours swapped. */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return a === b;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    return a.slice(i + 1) === b.slice(i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2));
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
 /** Honorifics, titles and legal forms: they say little about who is meant, so they are dropped before comparing. */
 export const NOISE_WORDS = new Set([
-  // honorifics and titles
-  "mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame", "lord", "lady", "sheikh", "shaikh", "shaykh", "sheik", "haji", "hajji",
-  "mullah", "mulla", "maulana", "mawlawi", "maulvi", "sayyid", "sayed", "syed", "imam", "emir", "amir", "general", "gen", "colonel",
-  "col", "major", "capt", "captain", "lieutenant", "lt", "brigadier", "admiral", "president", "minister", "his", "her", "excellency",
-  "honourable", "hon", "rev", "reverend", "father", "engineer", "eng", "doctor",
+  ...Object.keys(TITLES),
   // legal forms (English, Russian, European, Asian)
-  "llc", "ltd", "limited", "inc", "incorporated", "corp", "corporation", "co", "company", "plc", "llp", "lp", "gmbh", "mbh", "ag",
+  "sal", "llc", "ltd", "limited", "inc", "incorporated", "corp", "corporation", "co", "company", "plc", "llp", "lp", "gmbh", "mbh", "ag",
   "sa", "sas", "sarl", "srl", "spa", "bv", "nv", "oy", "ab", "as", "kg", "ooo", "oao", "zao", "pao", "ao", "jsc", "pjsc", "ojsc",
   "cjsc", "tov", "pt", "tbk", "bhd", "sdn", "pte", "pvt", "fze", "fzco", "fzc", "fzllc", "dmcc", "est", "establishment", "joint",
   "stock", "public", "closed", "open", "obshchestvo", "ogranichennoy", "otvetstvennostyu", "aktsionernoe", "publichnoe",
@@ -65,17 +100,20 @@ export function normalise(text: string): string {
   out = out.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
   // apostrophes join (O'Brien, Mu'ammar), everything else not a letter or digit separates
   out = out.replace(/['’`ʼ‘]/g, "");
+  // a dotted legal form is one word (S.A.L. as SAL), so it reads like the same form written without dots
+  out = out.replace(/\b(?:[a-z]\.){2,}/g, (m) => (NOISE_WORDS.has(m.replace(/\./g, "")) ? ` ${m.replace(/\./g, "")} ` : m));
   out = out.replace(/[^a-z0-9\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g, " ");
   // a run of ideographs is one word per character: Chinese names are not written with spaces
   out = out.replace(/([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff])/g, " $1 ");
   return out.replace(/\s+/g, " ").trim();
 }
 
-const LONG_NOISE = [...NOISE_WORDS].filter((w) => w.length >= 5);
+/** Long legal-form and joining words; titles have their own near-miss rule (titleOf), as names resemble them (Seyyedi). */
+const LONG_NOISE = [...NOISE_WORDS].filter((w) => w.length >= 5 && !TITLES[w]);
 
-/** A query word one slip away from a long noise word (copmany, corporatoin) is noise too. */
+/** A query word one slip away from a long legal-form or joining word (copmany, corporatoin, lmited) is noise too. */
 function nearNoise(t: string): boolean {
-  return t.length >= 5 && LONG_NOISE.some((w) => Math.abs(w.length - t.length) <= 1 && w[0] === t[0] && jaroWinkler(w, t) >= 0.93);
+  return t.length >= 5 && LONG_NOISE.some((w) => Math.abs(w.length - t.length) <= 1 && w[0] === t[0] && (jaroWinkler(w, t) >= 0.93 || oneEditApart(w, t)));
 }
 
 /**

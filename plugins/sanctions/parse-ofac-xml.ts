@@ -1,8 +1,8 @@
 // OFAC's enhanced XML (SDN_ENHANCED / CONS_ENHANCED, usually zipped): <sanctionsData> with <entities><entity>, each
 // with names in several translations (scripts), addresses, and typed features (birthdate, nationality, vessel
 // details, digital currency addresses).
-import XLSX from "xlsx";
 import { XMLParser } from "fast-xml-parser";
+import { isZip, zipEntries } from "../../engine/datasets/zip.ts";
 import { addName, addOnce, blankEntry, ofacDate, type Entry, type EntryType, type ParsedList } from "./types.ts";
 
 type Node = Record<string, any>;
@@ -14,11 +14,10 @@ const text = (v: unknown): string => (v === undefined || v === null ? "" : typeo
 
 /** The XML inside an OFAC zip (or the bytes themselves when they are already XML). */
 export function unzipXml(bytes: Buffer): string {
-  if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) return bytes.toString("utf8");
-  const zip = XLSX.CFB.read(bytes, { type: "buffer" });
-  const file = zip.FileIndex.find((f: { name: string }) => /\.xml$/i.test(f.name));
-  if (!file?.content) throw new Error("the zip holds no .xml file");
-  return Buffer.from(file.content as Uint8Array).toString("utf8");
+  if (!isZip(bytes)) return bytes.toString("utf8");
+  const file = zipEntries(bytes).find((f) => /\.xml$/i.test(f.name));
+  if (!file) throw new Error("the zip holds no .xml file");
+  return file.read().toString("utf8");
 }
 
 function entryType(raw: string): EntryType {

@@ -1,7 +1,7 @@
 // The UK list in its three publications: the FCDO UK Sanctions List (CSV and XML, the production source since
 // OFSI's list was retired) and OFSI's consolidated list in its 2022 format (ConList.csv / .xlsx). The CSV and
 // xlsx forms are one row per name; rows are merged per designation into one entry.
-import XLSX from "xlsx";
+import { firstSheetRows } from "../../engine/datasets/xlsx.ts";
 import { parse } from "csv-parse/sync";
 import { XMLParser } from "fast-xml-parser";
 import { addName, addOnce, blankEntry, dmyToIso, type Entry, type EntryType, type ParsedList } from "./types.ts";
@@ -171,8 +171,7 @@ function preambleDate(table: string[][]): string | undefined {
 
 /** OFSI ConList.xlsx (2022 format). */
 export function parseOfsiXlsx(bytes: Buffer): ParsedList {
-  const wb = XLSX.read(bytes, { type: "buffer" });
-  const table = XLSX.utils.sheet_to_json<string[]>(wb.Sheets[wb.SheetNames[0]], { header: 1, raw: false, defval: "" });
+  const table = firstSheetRows(bytes);
   return { entries: mergeRows(rowsFromTable(table)), date: preambleDate(table) };
 }
 

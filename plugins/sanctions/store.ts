@@ -1,18 +1,24 @@
 // The loaded lists in SQLite (one version = one database) and the in-memory index built from them.
 import type { DatabaseSync } from "node:sqlite";
+import type { FileOrigin } from "../../engine/datasets/types.ts";
 import { SanctionsIndex } from "./matcher.ts";
 import { walletKey } from "./wallets.ts";
 import { LISTS, LIST_TITLES, type Entry, type ListCode } from "./types.ts";
+
+/**
+ * Whence a list's date: "publication", the date the list carries (XML generation date, CSV preamble); "last-modified",
+ * the download's Last-Modified (OFAC's legacy CSVs carry no date); "unknown", neither (a local copy of such a file).
+ */
+export type ListDateFrom = "publication" | "last-modified" | "unknown";
 
 export interface ListInfo {
   list: ListCode;
   title: string;
   entries: number;
   list_date?: string;
-  /** "publication": the date the file itself carries; "file": the files' own date (OFAC's CSVs carry none). */
-  list_date_from?: "publication" | "file";
+  list_date_from?: ListDateFrom;
   /** The files it was read from (name, where from, their date). */
-  files: { file: string; url: string; date?: string }[];
+  files: ({ file: string } & FileOrigin)[];
   /** Entries per publication within the list (SDN, non-SDN...). */
   sublists?: Record<string, number>;
   /** Rows of secondary files whose entry the main file lacks (files of different dates). */

@@ -1,0 +1,116 @@
+// A fresh server loads every dataset it never loaded, in the background, from its sources: here a loopback upstream
+// serving the test fixtures under each source's paths (UPSTREAM_<NAME>), so nothing is downloaded. And
+// `npm run sync -- all --from <dir>` loads every dataset from a folder laid out like ../shared/data.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { loadDefinitions } from "../engine/datasets/definitions.ts";
+import { zipEntries } from "../engine/datasets/zip.ts";
+import { readSources, sourceEnvVar } from "../engine/sources.ts";
+import { FIXTURES, ROOT, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
+import type { Running } from "../engine/server.ts";
+
+const DATASETS = path.join(FIXTURES, "datasets");
+
+/** Serves /<source><file path> from test/fixtures/datasets/<dataset>/<file name>; other paths are 404. */
+async function fixtureUpstream(hold: Promise<void>): Promise<{ server: http.Server; env: Record<string, string>; asked: string[] }> {
+  const sources = readSources(path.join(ROOT, "sources.yaml"));
+  const definitions = await loadDefinitions(ROOT, sources);
+  const files = new Map<string, string>();
+  const usedSources = new Set<string>();
+  for (const def of definitions.values()) {
+    for (const f of def.files) {
+      const source = f.source ?? def.source;
+      usedSources.add(source);
+      files.set(`/${source}${f.path.split("?")[0]}`, path.join(DATASETS, def.name, f.name));
+    }
+  }
+  const asked: string[] = [];
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    asked.push(url.pathname);
+    await hold;
+    const file = files.get(url.pathname);
+    if (!file || !fs.existsSync(file)) {
+      res.writeHead(404).end("not here");
+      return;
+    }
+    res.writeHead(200, { "last-modified": "Tue, 05 May 2026 10:00:00 GMT" }).end(fs.readFileSync(file));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const env = Object.fromEntries([...usedSources].map((s) => [sourceEnvVar(s), `${base}/${s}`]));
+  return { server, env, asked };
+}
+
+describe("datasets on a fresh start", () => {
+  let server: Running | undefined;
+  let upstream: http.Server | undefined;
+  after(async () => {
+    await server?.close();
+    upstream?.close();
+  });
+
+  it("loads every dataset never loaded in the background; /health says loading, then loaded; the index is ready", async function () {
+    this.timeout(60_000);
+    let release!: () => void;
+    const up = await fixtureUpstream(new Promise<void>((r) => (release = r)));
+    upstream = up.server;
+    server = await startTestServer({ access: freeAccess, env: { ...up.env, DATASET_REFRESH: "on", LOG_LEVEL: "silent" } });
+    const first = await getJson(`${server.url}/health`);
+    const names = first.body.datasets.map((d: { name: string }) => d.name);
+    assert.ok(names.includes("sanctions") && names.includes("airports"), names.join(", "));
+    for (const d of first.body.datasets) assert.equal(d.state, "loading", `${d.name} is loading`);
+    const waiting = await getJson(`${server.url}/v1/airports/airport?code=EGLL`);
+    assert.equal(waiting.status, 503);
+    assert.equal(waiting.body.loading, true, JSON.stringify(waiting.body));
+    assert.match(waiting.body.detail, /being loaded now/);
+
+    release();
+    const deadline = Date.now() + 50_000;
+    let health = first;
+    while (health.body.datasets.some((d: { state: string }) => d.state === "loading") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      health = await getJson(`${server.url}/health`);
+    }
+    for (const d of health.body.datasets) assert.equal(d.state, "loaded", `${d.name}: ${JSON.stringify(d)}`);
+    assert.ok(up.asked.some((p) => p.startsWith("/ofac/")), "the sanctions lists were asked of the loopback upstream");
+    // Built right after the load: the first screen does not pay for it.
+    const t0 = performance.now();
+    const res = await getJson(`${server.url}/v1/sanctions/lists`);
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    assert.ok(performance.now() - t0 < 1_000);
+  });
+});
+
+describe("npm run sync -- all --from <dir>", () => {
+  it("loads every dataset from a folder laid out like ../shared/data, Code-Point Open unpacked", async function () {
+    this.timeout(60_000);
+    const sources = readSources(path.join(ROOT, "sources.yaml"));
+    const definitions = await loadDefinitions(ROOT, sources);
+    const from = tempDir("pda-all-");
+    for (const def of definitions.values()) {
+      const target = path.join(from, def.folder);
+      if (def.name !== "gb-postcodes") {
+        fs.symlinkSync(path.join(DATASETS, def.name), target);
+        continue;
+      }
+      for (const e of zipEntries(fs.readFileSync(path.join(DATASETS, def.name, "codepo_gb.zip")))) {
+        if (e.name.endsWith("/")) continue;
+        fs.mkdirSync(path.dirname(path.join(target, e.name)), { recursive: true });
+        fs.writeFileSync(path.join(target, e.name), e.read());
+      }
+    }
+    const dataDir = tempDir();
+    const run = await promisify(execFile)(process.execPath, ["engine/cli.ts", "sync", "all", "--from", from], {
+      cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent", DATASET_REFRESH: "off" },
+    }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+    assert.equal(run.code, 0, run.stderr);
+    for (const name of definitions.keys()) assert.match(run.stdout, new RegExp(`^${name} `, "m"));
+    assert.match(run.stdout, /postcodes \d+/);
+  });
+});
