@@ -5,7 +5,7 @@
 import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
 import { checkParamSets } from "./param-sets.ts";
-import { runSteps } from "./steps.ts";
+import { checkEarlyPreconditions, runSteps } from "./steps.ts";
 import { plain } from "./transform.ts";
 import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
@@ -32,6 +32,7 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   const endpoint = resolveEndpoint(engine, input.group, input.operation);
   const { values: params, extra } = parseParams(endpoint.params, input.query, endpoint.freeForm);
   checkParamSets(endpoint.paramSets, params);
+  await checkEarlyPreconditions(endpoint, params);
   const grant = await engine.access.authorize({ ...input, endpoint, params });
   let committed = false;
   try {

@@ -41,7 +41,7 @@ export interface Step {
   cache?: string;
   statuses: Record<string, StatusRule>;
   reject: { match: RegExp; status: number; detail: Template; param?: string }[];
-  precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string };
+  precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string; early: boolean };
 }
 
 /** A recorded upstream answer, and what the request for it must look like. */
@@ -180,7 +180,8 @@ function compileStep(raw: Record<string, unknown>): Step {
     cache: raw.cache as string | undefined,
     statuses,
     reject: reject.map((r) => ({ match: new RegExp(r.match), status: r.status, detail: new Template(r.detail), param: r.param })),
-    precondition: pre ? { test: jsonata(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param } : undefined,
+    // A precondition that looks at the parameters only is checked before any payment is asked for.
+    precondition: pre ? { test: jsonata(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param, early: !/\$steps\b/.test(pre.test) && !/\$steps\b/.test(pre.detail) } : undefined,
   };
 }
 

@@ -9,6 +9,18 @@ import type { Endpoint, Step } from "./registry.ts";
 import type { ParamValues } from "./params.ts";
 import { Template, type Scope } from "./template.ts";
 
+/** The preconditions that need only the parameters: checked before the access decision, so bad input is a 400 first. */
+export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamValues): Promise<void> {
+  const scope: Scope = { params, vars: endpoint.vars, steps: {} };
+  for (const step of endpoint.steps ?? []) if (step.precondition?.early) await checkPrecondition(step, scope);
+}
+
+async function checkPrecondition(step: Step, scope: Scope): Promise<void> {
+  if (await step.precondition!.test.evaluate(scope, scope)) return;
+  const { status, param } = step.precondition!;
+  throw new Problem({ status, param, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition!.detail.render(scope) });
+}
+
 export async function runSteps(
   upstream: UpstreamClient,
   endpoint: Endpoint,
@@ -21,10 +33,7 @@ export async function runSteps(
   let body: unknown;
   for (const [i, step] of steps.entries()) {
     const isLast = i === steps.length - 1;
-    if (step.precondition && !(await step.precondition.test.evaluate(scope, scope))) {
-      const { status, param } = step.precondition;
-      throw new Problem({ status, param, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition.detail.render(scope) });
-    }
+    if (step.precondition && !step.precondition.early) await checkPrecondition(step, scope);
     const path = await step.path.render(scope, encodeURIComponent);
     const query: Record<string, string> = {};
     for (const [name, t] of step.query) {

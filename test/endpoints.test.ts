@@ -69,12 +69,14 @@ const paymentAlways: Access = {
 };
 
 // Bad input is refused before any payment is asked for: every check an example expects a 400 from is made by
-// the endpoint file (pattern, length, bounds, param_sets), not by the plugin after the payment decision.
+// the endpoint file (pattern, length, bounds, param_sets, preconditions on the parameters), not by a plugin or an
+// upstream step after the payment decision.
 describe("every refused example is refused before payment", () => {
   let server: Running;
   useTestServer({ access: paymentAlways }, (s) => (server = s));
   for (const endpoint of registry?.endpoints.values() ?? []) {
-    for (const example of endpoint.examples.filter((ex) => ex.status === 400)) {
+    // Those the upstream itself refuses (the example replays its answer) can only be known after asking it.
+    for (const example of endpoint.examples.filter((ex) => ex.status === 400 && !ex.fixtures?.length)) {
       it(`${endpoint.key}: ${example.title ?? JSON.stringify(example.params)}`, async () => {
         const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
         assert.equal(res.status, 400, JSON.stringify(res.body).slice(0, 300));
