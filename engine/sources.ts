@@ -13,6 +13,8 @@ export interface AuthSpec {
   /** oauth2: where the client-credentials token is requested. */
   token_url?: string;
   scope?: string;
+  /** A variable read when `env` is unset (e.g. SEC_USER_AGENT falls back to the project-wide UPSTREAM_USER_AGENT). */
+  fallback_env?: string;
   /** Without the credential, call this base URL (a public host of the same API) anonymously instead. */
   fallback_base_url?: string;
 }
@@ -58,9 +60,14 @@ export function credentialVars(source: Source): string[] {
   return a.secret_env ? [a.env, a.secret_env] : [a.env];
 }
 
+/** A credential variable's value, or its fallback variable's. */
+export function credentialValue(source: Source, variable: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env[variable] || (variable === source.auth?.env && source.auth.fallback_env ? env[source.auth.fallback_env] : undefined) || undefined;
+}
+
 /** The credential variables that are unset (all of them must be set for the credential to be used). */
 export function missingCredentials(source: Source, env: NodeJS.ProcessEnv = process.env): string[] {
-  return credentialVars(source).filter((v) => !env[v]);
+  return credentialVars(source).filter((v) => !credentialValue(source, v, env));
 }
 
 /**
@@ -91,7 +98,7 @@ export function publicBaseUrl(source: Source, env: NodeJS.ProcessEnv = process.e
 export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): { headers: Record<string, string>; query: Record<string, string> } {
   const a = source.auth;
   if (!a) return { headers: {}, query: {} };
-  const secret = env[a.env];
+  const secret = credentialValue(source, a.env, env);
   if (!secret) return { headers: {}, query: {} };
   switch (a.type) {
     case "basic": return { headers: { authorization: `Basic ${Buffer.from(`${secret}:`).toString("base64")}` }, query: {} };
