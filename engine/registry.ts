@@ -8,6 +8,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import { deepMerge } from "./merge.ts";
 import { Template } from "./template.ts";
 import { compileTransform, type CompiledTransform } from "./transform.ts";
+import { expression } from "./transform-helpers.ts";
 import { readSources, type Source } from "./sources.ts";
 import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
@@ -174,14 +175,14 @@ function compileStep(raw: Record<string, unknown>): Step {
     method: (raw.method ?? "GET") as "GET" | "POST",
     body: raw.body,
     expect: expect ? { match: expect.match ? new RegExp(expect.match) : undefined, empty: expect.empty } : undefined,
-    expectTest: expect?.test ? jsonata(expect.test) : undefined,
+    expectTest: expect?.test ? expression(expect.test) : undefined,
     format: (raw.format ?? "json") as BodyFormat,
     csv: raw.csv as CsvOptions | undefined,
     cache: raw.cache as string | undefined,
     statuses,
     reject: reject.map((r) => ({ match: new RegExp(r.match), status: r.status, detail: new Template(r.detail), param: r.param })),
     // A precondition that looks at the parameters only is checked before any payment is asked for.
-    precondition: pre ? { test: jsonata(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param, early: !/\$steps\b/.test(pre.test) && !/\$steps\b/.test(pre.detail) } : undefined,
+    precondition: pre ? { test: expression(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param, early: !/\$steps\b/.test(pre.test) && !/\$steps\b/.test(pre.detail) } : undefined,
   };
 }
 

@@ -2,6 +2,7 @@
 // the call's scope, as $params, $vars and $steps (the bodies of earlier upstream steps, by their `as`). A template whose value is missing renders as "".
 import jsonata from "jsonata";
 import { boeDate } from "./dates.ts";
+import { expression } from "./transform-helpers.ts";
 
 export type Scope = { params: Record<string, unknown>; vars: Record<string, unknown>; steps: Record<string, unknown>; reply?: unknown };
 
@@ -40,7 +41,7 @@ export class Template {
       if (m.index > last) this.parts.push(source.slice(last, m.index));
       const body = m[1];
       if (body.startsWith("=")) {
-        this.parts.push({ expr: jsonata(body.slice(1).trim()), source: body });
+        this.parts.push({ expr: expression(body.slice(1).trim()), source: body });
       } else {
         const [name, ...filters] = body.split("|");
         for (const f of filters) if (!FILTERS[f]) throw new Error(`unknown template filter "${f}" in "${source}" (known: ${TEMPLATE_FILTERS.join(", ")})`);

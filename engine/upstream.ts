@@ -308,10 +308,8 @@ export class UpstreamClient {
   /** The URL that answered, as it may be shown: a redirect's target on the public host, never the override's. */
   private publicFinalUrl(source: Source, answered: URL, requested: URL, publicUrl: string): string {
     if (answered.href === requested.href) return publicUrl;
-    const shown = new URL(answered.href);
     const pub = new URL(publicUrl);
-    shown.protocol = pub.protocol;
-    shown.host = pub.host;
+    const shown = new URL(answered.pathname + answered.search, pub.origin);
     for (const key of [...shown.searchParams.keys()]) if (!pub.searchParams.has(key)) shown.searchParams.delete(key);
     return redactSecrets(shown.toString(), [source], this.opts.env ?? process.env);
   }

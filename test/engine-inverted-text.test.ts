@@ -1,6 +1,7 @@
 // $invertedText: OpenAlex sends abstracts as an inverted index { word: [positions] }; the helper rebuilds the text.
 import assert from "node:assert/strict";
-import { compileTransform, invertedText } from "../engine/transform.ts";
+import { compileTransform } from "../engine/transform.ts";
+import { invertedText } from "../engine/transform-helpers.ts";
 
 describe("engine: $invertedText", () => {
   it("puts every word back at its positions, in order", () => {

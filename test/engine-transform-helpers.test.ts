@@ -1,6 +1,7 @@
 // The JSONata helpers $htmlText and $zonedInstant (engine/transform.ts).
 import assert from "node:assert/strict";
-import { compileTransform, plain, htmlText, zonedInstant } from "../engine/transform.ts";
+import { compileTransform, plain } from "../engine/transform.ts";
+import { htmlText, londonDay, zonedInstant } from "../engine/transform-helpers.ts";
 
 describe("transform helpers", () => {
   it("$htmlText decodes entities, turns breaks into lines and drops tags, also when the markup arrives escaped", () => {
@@ -15,6 +16,13 @@ describe("transform helpers", () => {
     assert.equal(zonedInstant("2015-12-21T08:05", "Europe/London"), "2015-12-21T08:05:00+00:00");
     assert.equal(zonedInstant("2026-03-29T03:30:00", "Europe/London"), "2026-03-29T03:30:00+01:00");
     assert.equal(zonedInstant("not a time", "Europe/London"), null);
+  });
+
+  it("$londonDay gives the Europe/London day of an instant (ONS dates a 7am release at 23:00 the evening before in UTC)", () => {
+    assert.equal(londonDay("2026-04-21T23:00:00.000Z"), "2026-04-22");
+    assert.equal(londonDay("2026-01-21T23:00:00.000Z"), "2026-01-21");
+    assert.equal(londonDay("2025-10-22"), "2025-10-22");
+    assert.equal(londonDay(""), null);
   });
 
   it("both are callable from a transform", async () => {

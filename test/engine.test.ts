@@ -242,7 +242,7 @@ describe("upstream sources", () => {
       assert.equal(res.status, 200);
       assert.equal(res.body.data.latest.value, 4);
       assert.equal(seen.length, 1);
-      assert.equal(seen[0], `/mirror${BOE_PATH}?csv.x=yes&Datefrom=01%2FAug%2F2025&Dateto=now&SeriesCodes=IUDBEDR&CSVF=TN&UsingCodes=Y&VPD=Y&VFD=N`);
+      assert.equal(seen[0], `/mirror${BOE_PATH}?csv.x=yes&Datefrom=01%2FJan%2F2000&Dateto=now&SeriesCodes=IUDBEDR&CSVF=TN&UsingCodes=Y&VPD=Y&VFD=N`);
       // The answer names the public upstream; the mirror's address stays in the log.
       assert.match(res.body.meta.sources[0].url, /^https:\/\/www\.bankofengland\.co\.uk\/boeapps\//);
       assert.doesNotMatch(JSON.stringify(res.body), /127\.0\.0\.1/);
