@@ -1,8 +1,23 @@
 // Date helpers shared by parameters, templates and transforms. All dates are UTC calendar days.
+import { Problem } from "./problem.ts";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-export const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+/** YYYY-MM-DD of a UTC day; a day past 9999-12-31 (a date far in the future from an addition) is a 400. */
+export function isoDay(d: Date): string {
+  const year = d.getUTCFullYear();
+  if (!Number.isFinite(year) || year > 9999 || year < 1) {
+    throw new Problem({ status: 400, code: "date_out_of_range", detail: "The answer would need a date outside the years 0001 to 9999; ask for a nearer one." });
+  }
+  return `${String(year).padStart(4, "0")}-${String(d.getUTCMonth() + 1).padStart(2, "0")}-${String(d.getUTCDate()).padStart(2, "0")}`;
+}
+
+/** A UTC midnight; years 0-99 are themselves, not 1900-1999 as Date.UTC would have them. */
+function utcDay(year: number, monthIndex: number, day: number): Date {
+  const d = new Date(Date.UTC(2000, monthIndex, day));
+  d.setUTCFullYear(year, monthIndex, day);
+  return d;
+}
 
 export function todayUtc(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
@@ -16,7 +31,8 @@ export function addDays(d: Date, days: number): Date {
 export function parseIsoDay(text: string): Date | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!m) return undefined;
-  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  if (+m[1] < 1) return undefined;
+  const d = utcDay(+m[1], +m[2] - 1, +m[3]);
   return isoDay(d) === text ? d : undefined;
 }
 
@@ -47,7 +63,7 @@ export function toIsoDay(text: string): string | undefined {
   if (m) {
     const month = MONTHS.findIndex((x) => x.toLowerCase() === m![2].toLowerCase());
     if (month < 0) return undefined;
-    return isoDay(new Date(Date.UTC(+m[3], month, +m[1])));
+    return isoDay(utcDay(+m[3], month, +m[1]));
   }
   m = /^(\d{2})[-/](\d{2})[-/](\d{4})$/.exec(s);
   if (m) return parseIsoDay(`${m[3]}-${m[2]}-${m[1]}`) ? `${m[3]}-${m[2]}-${m[1]}` : undefined;

@@ -56,6 +56,13 @@ export function createHttpApp(engine: Engine): Express {
   mountAccessRoutes(app, engine);
   mountMcp(app, engine);
 
+  // HEAD would run (and charge) the call for headers alone; only GET answers here.
+  app.all("/v1/:group/:operation", (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === "GET") return next();
+    res.set("allow", "GET");
+    sendProblem(res, new Problem({ status: 405, code: "method_not_allowed", detail: `${req.method} is not allowed on ${req.path}: every endpoint answers GET only.` }), req.originalUrl);
+  });
+
   app.get("/v1/:group/:operation", async (req: Request, res: Response) => {
     try {
       const result = await runCall(engine, {
@@ -79,7 +86,9 @@ export function createHttpApp(engine: Engine): Express {
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status;
-    const problem = status && status >= 400 && status < 500
+    const problem = status === 413
+      ? new Problem({ status, code: "payload_too_large", detail: "The request body is larger than the service takes." })
+      : status && status >= 400 && status < 500
       ? new Problem({ status, code: "invalid_request", title: "The request could not be read", detail: (err as Error).message })
       : toProblem(err);
     if (problem.status >= 500) engine.log.error({ err }, "request failed");

@@ -152,7 +152,7 @@ export function parseParams(
   const values: ParamValues = {};
   const extra: Record<string, string> = {};
   for (const [name, raw] of Object.entries(query)) {
-    if (specs[name]) continue;
+    if (Object.hasOwn(specs, name)) continue;
     if (!freeForm) {
       const known = Object.keys(specs);
       throw badParam(name, `Unknown parameter ${name}. ${known.length ? `This endpoint takes: ${known.join(", ")}.` : "This endpoint takes no parameters."}`, "unknown_parameter");

@@ -1,10 +1,17 @@
-import { startServer } from "./server.ts";
+import { startServer, StartError, type Running } from "./server.ts";
 import type { Command } from "./commands.ts";
 
 export const serveCommands: Record<string, Command> = {
   async serve() {
     const t0 = performance.now();
-    const running = await startServer();
+    let running: Running;
+    try {
+      running = await startServer();
+    } catch (e) {
+      if (!(e instanceof StartError)) throw e;
+      console.error(e.message);
+      process.exit(1);
+    }
     const { engine } = running;
     engine.log.info({ url: running.url, endpoints: engine.registry.endpoints.size, groups: engine.registry.groups.size, ms: Math.round(performance.now() - t0) }, "serving");
     const stop = async () => {

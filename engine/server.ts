@@ -1,8 +1,12 @@
 // Starts the HTTP server on an engine; used by `npm start` and by the tests (port 0).
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { createEngine, type Engine, type EngineOptions } from "./engine.ts";
 import { createHttpApp } from "./http.ts";
+import { Problem } from "./problem.ts";
+
+/** A start-up failure to say in one line (no stack): the port is taken. */
+export class StartError extends Error {}
 
 export interface Running {
   engine: Engine;
@@ -17,8 +21,22 @@ export async function startServer(opts: EngineOptions & { port?: number; host?: 
   const port = opts.port ?? engine.config.port;
   const host = opts.host ?? engine.config.host;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, () => resolve(s));
-    s.on("error", reject);
+    const s = createServer(app);
+    s.once("error", (e: NodeJS.ErrnoException) => {
+      void engine.close();
+      reject(e.code === "EADDRINUSE" ? new StartError(`port ${port} is in use (set PORT to another one)`) : e);
+    });
+    s.listen(port, host, () => resolve(s));
+  });
+  // Headers too large for Node's parser never reach Express: answer them as a problem too.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
+    const problem = new Problem(tooLarge
+      ? { status: 431, code: "headers_too_large", detail: "The request headers are larger than the service takes." }
+      : { status: 400, code: "invalid_request", title: "The request could not be read", detail: "The request is not valid HTTP." });
+    const body = JSON.stringify(problem.body());
+    socket.end(`HTTP/1.1 ${problem.status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.address === "0.0.0.0" || addr.address === "::" ? "127.0.0.1" : addr.address}:${addr.port}`;
