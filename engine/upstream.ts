@@ -19,6 +19,11 @@ export interface UpstreamRequest {
   cacheMs?: number;
   /** Bodies that answer 2xx but mean an error (e.g. an HTML page instead of CSV): UpstreamError "rejected". */
   reject?: RegExp[];
+  /**
+   * The server to call instead of the source's base URL, for a source whose server is chosen per request
+   * (RDAP: the IANA bootstrap file names each registry's). The source still gives headers, rate limit and publisher.
+   */
+  baseUrl?: string;
 }
 
 /** Where an answer came from: it travels with every response. */
@@ -116,7 +121,8 @@ export class UpstreamClient {
 
   /** The URL as it may be shown: the source's base, the path and the query, without credentials. */
   publicUrl(req: UpstreamRequest): string {
-    const url = new URL(effectiveBaseUrl(this.source(req.source), this.opts.env ?? process.env) + req.path);
+    const base = req.baseUrl?.replace(/\/$/, "") ?? effectiveBaseUrl(this.source(req.source), this.opts.env ?? process.env);
+    const url = new URL(base + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
     return url.toString();
   }
