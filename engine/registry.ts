@@ -48,6 +48,8 @@ export interface Step {
 /** A recorded upstream answer, and what the request for it must look like. */
 export interface Fixture {
   source: string;
+  /** The server the request goes to when the plugin chose one (UpstreamRequest.baseUrl); else the source's. */
+  base_url?: string;
   path: string;
   query?: Record<string, string>;
   headers?: Record<string, string>;

@@ -26,6 +26,11 @@ export interface UpstreamRequest {
   reject?: RegExp[];
   /** What the raw body of a real answer looks like; anything else is an UpstreamError "unexpected". */
   expect?: { match?: RegExp; empty?: boolean };
+  /**
+   * The server to call instead of the source's base URL, for a source whose server is chosen per request
+   * (RDAP: the IANA bootstrap file names each registry's). The source still gives headers, rate limit and publisher.
+   */
+  baseUrl?: string;
 }
 
 /** Where an answer came from: it travels with every response. */
@@ -149,7 +154,8 @@ export class UpstreamClient {
 
   /** The URL as it may be shown: the source's public base (never an UPSTREAM_ override), the path and the query, without credentials. */
   publicUrl(req: UpstreamRequest): string {
-    const url = new URL(publicBaseUrl(this.source(req.source), this.opts.env ?? process.env) + req.path);
+    const base = req.baseUrl?.replace(/\/$/, "") ?? publicBaseUrl(this.source(req.source), this.opts.env ?? process.env);
+    const url = new URL(base + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
     return url.toString();
   }
@@ -208,7 +214,8 @@ export class UpstreamClient {
         extra: { upstream: source.name, variables: vars } });
     }
     const publicUrl = this.publicUrl(req);
-    const base = new URL(effectiveBaseUrl(source, env));
+    const base = new URL(req.baseUrl ?? effectiveBaseUrl(source, env));
+    if (req.baseUrl && base.protocol !== "https:") throw new Problem({ status: 502, code: "upstream_bad_response", detail: `The ${source.name} source named a server that is not https (${base.host}); it is not called.` });
     const auth = credential === "set" ? authFor(source, env) : { headers: {}, query: {} };
     const url = new URL(base.href.replace(/\/$/, "") + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
