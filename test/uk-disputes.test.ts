@@ -50,7 +50,7 @@ describe("uk-disputes endpoints with today fixed at 2025-06-10", () => {
     assert.match(res.body.data.legal_notice, /^Information, not legal advice/);
     return res.body.data;
   };
-  const at = (data: { deadlines: { key: string }[] }, key: string) => data.deadlines.find((d) => d.key === key) as { date: string; days_left: number; passed: boolean; rule: { source: string; checked: string } };
+  const at = (data: { deadlines: { key: string }[] }, key: string) => data.deadlines.find((d) => d.key === key) as unknown as { date: string; days_left: number; passed: boolean; rule: { source: string; checked: string } };
 
   it("energy: ombudsman from 8 weeks after the complaint, days left from today", async () => {
     const d = await get("/v1/uk-disputes/energy-complaint?complained_on=2025-05-01");
