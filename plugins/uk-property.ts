@@ -1,10 +1,16 @@
-// The computed uk-property endpoints: lease-length and estate-deadlines (England and Wales). Information, not
-// legal advice: the answers say what the usual rules give for the dates supplied.
+// The uk-property plugins. Computed here: lease-length and estate-deadlines (England and Wales; information, not
+// legal advice). From upstreams, in plugins/uk-property/: sold prices, price summary, revaluation and the house price
+// index (HM Land Registry), planning constraints (planning.data.gov.uk) and the area report.
+import { badParam } from "../engine/problem.ts";
 import type { PluginContext } from "../engine/plugin.ts";
 import { day } from "./calculators/calendar.ts";
 import { clock } from "./calculators/clock.ts";
 import { assessLease } from "./calculators/lease.ts";
 import { estateDeadlines as deadlines } from "./calculators/estate.ts";
+
+export { soldPrices, priceSummary, revalue, houseIndex } from "./uk-property/prices.ts";
+export { planningConstraints } from "./uk-property/planning.ts";
+export { areaReport } from "./uk-property/area.ts";
 
 export function leaseLength(ctx: PluginContext) {
   return assessLease(day(ctx.params.lease_start as string), ctx.params.term_years as number, clock.today());

@@ -171,6 +171,7 @@ function todaysFile(): string {
 
 const definition: DatasetDefinition<SchoolIndex> = {
   name: "schools",
+  folder: "schools_gias",
   title: "Get Information About Schools: all establishments in England (DfE)",
   source: "gias",
   // The download's name carries the day: a getter, so each daily refresh asks for that day's extract.
