@@ -31,6 +31,12 @@ export function paramDescription(spec: ParamSpec): string {
   return `${spec.description}${rel} Allowed: ${describeAllowed(spec)}.`;
 }
 
+/** A derived answer schema without its file comment. */
+function openApiSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $comment: _c, ...rest } = schema;
+  return rest;
+}
+
 function operation(e: Endpoint): Record<string, unknown> {
   const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
   return {
@@ -46,7 +52,12 @@ function operation(e: Endpoint): Record<string, unknown> {
       ...(spec.type === "array" ? { style: "form", explode: false } : {}),
     })),
     responses: {
-      "200": { description: "The data, with where it came from", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
+      "200": {
+        description: "The data, with where it came from",
+        content: { "application/json": { schema: e.output
+          ? { allOf: [{ $ref: "#/components/schemas/Envelope" }, { type: "object", properties: { data: openApiSchema(e.output) } }] }
+          : { $ref: "#/components/schemas/Envelope" } } },
+      },
       "400": problem("A parameter is missing or not valid; `param` names it"),
       "402": {
         ...problem("Payment required: pay with x402 (PAYMENT-REQUIRED header), use a free key, or buy credit"),
@@ -54,6 +65,7 @@ function operation(e: Endpoint): Record<string, unknown> {
       },
       "404": problem("No such endpoint, or the upstream has no such record"),
       "502": problem("The upstream failed, timed out or answered something unreadable; not charged"),
+      "503": problem("A local dataset is not loaded yet (`dataset_not_loaded`, with Retry-After), the server lacks a credential the upstream needs (`upstream_credentials_missing`), or the upstream refuses more requests for now (`upstream_busy`); not charged"),
     },
   };
 }

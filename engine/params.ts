@@ -1,6 +1,7 @@
 // Query parameters: validated and coerced from the endpoint file, so a plugin or an upstream template only
 // ever sees clean, typed values. Every refusal names the parameter and says what is allowed.
 import { badParam } from "./problem.ts";
+import { domainHost, isIpAddress } from "./formats.ts";
 import { parseIsoDay, relativeDay } from "./dates.ts";
 import { clock } from "./clock.ts";
 
@@ -57,6 +58,8 @@ export function describeAllowed(spec: ParamSpec): string {
     case "latitude": return "a latitude in decimal degrees, -90 to 90";
     case "longitude": return "a longitude in decimal degrees, -180 to 180";
     case "uk-postcode": return "a UK postcode such as SW1A 1AA";
+    case "domain": return "a domain name such as example.com, or a URL holding one";
+    case "ipv4-or-ipv6": return "an IPv4 or IPv6 address";
   }
   const range = spec.minimum !== undefined && spec.maximum !== undefined ? ` from ${spec.minimum} to ${spec.maximum}`
     : spec.minimum !== undefined ? ` of at least ${spec.minimum}` : spec.maximum !== undefined ? ` of at most ${spec.maximum}` : "";
@@ -97,6 +100,10 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
         const limit = spec.format === "latitude" ? 90 : 180;
         if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) || Math.abs(n) > limit) throw fail();
         value = n;
+      } else if (spec.format === "domain") {
+        if (!domainHost(text)) throw fail();
+      } else if (spec.format === "ipv4-or-ipv6") {
+        if (!isIpAddress(text)) throw fail();
       } else if (spec.format === "uk-postcode") {
         const m = UK_POSTCODE.exec(text.toUpperCase().replace(/\s+/g, " "));
         const compact = text.toUpperCase().replace(/\s+/g, "");

@@ -33,6 +33,7 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   const { values: params, extra } = parseParams(endpoint.params, input.query, endpoint.freeForm);
   checkParamSets(endpoint.paramSets, params);
   await checkEarlyPreconditions(endpoint, params);
+  endpoint.plugin?.fn.validate?.(params);
   const grant = await engine.access.authorize({ ...input, endpoint, params });
   let committed = false;
   try {
@@ -75,10 +76,14 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   if (hit) return hit;
   const fetched: Fetched[] = [];
   const recorded: Provenance[] = [];
-  const body = await produce(engine, endpoint, params, extra, fetched, recorded);
-  const data = await shape(endpoint, body, params);
-  // Only now, with a good answer, are its upstream responses cached: a failed or wrong answer is never reused.
-  engine.upstream.keep(fetched);
+  let data: unknown;
+  try {
+    data = await shape(endpoint, await produce(engine, endpoint, params, extra, fetched, recorded), params);
+  } catch (e) {
+    // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
+    engine.upstream.discard(fetched);
+    throw e;
+  }
   const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
   engine.results.set(key, { data, sources }, ttl);
   return { data, sources };

@@ -22,5 +22,9 @@ export interface PluginContext {
   log: Logger;
 }
 
-/** Returns the response data (before the endpoint's transform, if it has one). Throw a Problem for 4xx. */
-export type PluginFn = (ctx: PluginContext) => Promise<unknown> | unknown;
+/**
+ * Returns the response data (before the endpoint's transform, if it has one). Throw a Problem for 4xx.
+ * A check of the parameters that needs the plugin's own data (a list of keys) goes in `fn.validate`: it runs before
+ * the access decision, so bad input is a 400 before any payment is asked for.
+ */
+export type PluginFn = ((ctx: PluginContext) => Promise<unknown> | unknown) & { validate?: (params: ParamValues) => void };

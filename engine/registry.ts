@@ -9,6 +9,7 @@ import { deepMerge } from "./merge.ts";
 import { Template } from "./template.ts";
 import { compileTransform, type CompiledTransform } from "./transform.ts";
 import { expression } from "./transform-helpers.ts";
+import { readAnswerSchema } from "./answer-schema.ts";
 import { readSources, type Source } from "./sources.ts";
 import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
@@ -111,6 +112,8 @@ export interface Endpoint {
   attribution?: string;
   disclaimers: string[];
   examples: Example[];
+  /** The JSON Schema of the answer's `data` (engine/answer-schema.ts), when declared or derived. */
+  output?: Record<string, unknown>;
   groupInfo: Group;
 }
 
@@ -335,6 +338,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     attribution: (raw.attribution as string | undefined) ?? group.attribution,
     disclaimers: [...group.disclaimers, ...((raw.disclaimers ?? []) as string[])],
     examples: raw.examples as Example[],
+    output: readAnswerSchema(rootDir, group.name, operation, raw.output),
     groupInfo: group,
   };
 }

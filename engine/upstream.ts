@@ -1,7 +1,7 @@
 // The one HTTP client for every upstream: named sources, one time budget per call (retries included), bounded
 // retries on idempotent failures that honour Retry-After, a per-source rate limit, a size cap on every body,
-// redirects only within the source's host, an LRU response cache and single-flight. A response is cached only
-// once the call that asked for it has succeeded (keep()), so a wrong or failed answer is never served again.
+// redirects only within the source's host, an LRU response cache and single-flight. A response that served a call
+// which then failed is taken back out of the cache (discard()), so a wrong answer is never served again.
 import { LRUCache } from "lru-cache";
 import { authFor, credentialState, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
 import { OAuth2Tokens } from "./oauth2.ts";
@@ -116,12 +116,6 @@ export interface UpstreamOptions {
   maxBytes?: number;
 }
 
-/** How a fetched response may be cached once the call that used it has succeeded. */
-interface Keepable {
-  key: string;
-  ttl: number;
-  lastModified?: string;
-}
 
 export class UpstreamClient {
   private readonly cache: LRUCache<string, Fetched>;
@@ -132,8 +126,8 @@ export class UpstreamClient {
   readonly sources: Map<string, Source>;
   private readonly opts: UpstreamOptions;
   private readonly tokens: OAuth2Tokens;
-  /** Fetched responses not yet cached, with how to cache them. */
-  private readonly keepable = new WeakMap<Fetched, Keepable>();
+  /** The cache key of each fresh response, so a failed call can take it back out (discard). */
+  private readonly keepable = new WeakMap<Fetched, string>();
 
   constructor(sources: Map<string, Source>, opts: UpstreamOptions) {
     this.sources = sources;
@@ -182,7 +176,11 @@ export class UpstreamClient {
     const p = this.fetchFresh(req, key).then(({ fetched, expiresAt, lastModified }) => {
       // A source with http_cache keeps a response at least until its Expires (at most a day).
       const ttl = Math.max(req.cacheMs ?? 0, expiresAt ? Math.min(expiresAt - Date.now(), DAY_MS) : 0);
-      this.keepable.set(fetched, { key, ttl, lastModified });
+      if (!fetched.cached) {
+        if (ttl > 0) this.cache.set(key, fetched, { ttl });
+        if (lastModified) this.validated.set(key, { lastModified, fetched });
+        this.keepable.set(fetched, key);
+      }
       return fetched;
     });
     this.inFlight.set(key, p);
@@ -193,13 +191,16 @@ export class UpstreamClient {
     }
   }
 
-  /** Caches responses that served a successful call (the pipeline calls this once the answer is good). */
-  keep(fetched: Iterable<Fetched>): void {
+  /**
+   * Forgets responses that served a call which then failed (its transform found the body wrong, or a later step
+   * refused it): a wrong answer is never served from the cache. The pipeline calls this on every failure.
+   */
+  discard(fetched: Iterable<Fetched>): void {
     for (const f of fetched) {
-      const k = this.keepable.get(f);
-      if (!k || f.cached) continue;
-      if (k.ttl > 0) this.cache.set(k.key, f, { ttl: k.ttl });
-      if (k.lastModified) this.validated.set(k.key, { lastModified: k.lastModified, fetched: f });
+      const key = this.keepable.get(f);
+      if (key === undefined) continue;
+      if (this.cache.peek(key) === f) this.cache.delete(key);
+      if (this.validated.peek(key)?.fetched === f) this.validated.delete(key);
     }
   }
 

@@ -7,6 +7,12 @@ import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, st
 import type { Running } from "../engine/server.ts";
 import type { Access } from "../engine/access/types.ts";
 import { Problem } from "../engine/problem.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { writeAnswerSchema } from "../engine/answer-schema.ts";
+
+// `npm run answers` (UPDATE_ANSWER_SCHEMAS=1) writes each endpoint's answer schema from its examples' answers.
+const UPDATE_ANSWER_SCHEMAS = process.env.UPDATE_ANSWER_SCHEMAS === "1";
+const ajv = new Ajv2020({ allErrors: true, strict: false });
 
 // Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
 let registry: Registry | undefined;
@@ -30,6 +36,15 @@ describe("every endpoint file", () => {
 
   for (const endpoint of registry?.endpoints.values() ?? []) {
     describe(endpoint.key, () => {
+      const answers: unknown[] = [];
+      const validate = endpoint.output && !UPDATE_ANSWER_SCHEMAS ? ajv.compile(endpoint.output) : undefined;
+      after(() => {
+        if (UPDATE_ANSWER_SCHEMAS && answers.length) writeAnswerSchema(ROOT, endpoint.group, endpoint.operation, answers);
+      });
+      it("has a typed answer (its output schema)", () => {
+        if (UPDATE_ANSWER_SCHEMAS) return;
+        assert.ok(endpoint.output, `${endpoint.key} has no answer schema: declare \`output:\` or run \`npm run answers\``);
+      });
       it("has an example, a summary, a description and a price", () => {
         assert.ok(endpoint.examples.length >= 1);
         assert.ok(endpoint.price > 0);
@@ -47,6 +62,10 @@ describe("every endpoint file", () => {
             assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
             assert.equal(res.body.meta.endpoint, endpoint.key);
             assert.equal(res.body.meta.price_usd, endpoint.price);
+            answers.push(res.body.data);
+            if (validate && !validate(res.body.data)) {
+              assert.fail(`the answer does not match ${endpoint.key}'s answer schema: ${ajv.errorsText(validate.errors, { dataVar: "data" })} (if the change is meant, run \`npm run answers\`)`);
+            }
           } else {
             assert.match(res.headers.get("content-type") ?? "", /^application\/problem\+json/);
           }

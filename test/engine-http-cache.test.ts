@@ -19,12 +19,10 @@ describe("engine: upstream http_cache (Expires and If-Modified-Since)", () => {
   before(isolateNetwork);
   afterEach(() => nock.cleanAll());
 
-  // keep(): the pipeline caches a response only once the call that used it succeeded.
   it("keeps a response until its Expires even when the endpoint caches for less", async () => {
     const c = client(true);
     const scope = nock(BASE).get("/f").once().reply(200, { n: 1 }, { expires: new Date(Date.now() + 3_600_000).toUTCString(), "last-modified": LAST_MODIFIED });
     const first = await c.fetch({ source: "s", path: "/f", cacheMs: 0 });
-    c.keep([first]);
     const second = await c.fetch({ source: "s", path: "/f", cacheMs: 0 });
     assert.deepEqual(second.body, { n: 1 });
     assert.equal(first.cached, false);
@@ -37,7 +35,7 @@ describe("engine: upstream http_cache (Expires and If-Modified-Since)", () => {
     const past = new Date(Date.now() - 1_000).toUTCString();
     nock(BASE).get("/f").reply(200, { n: 1 }, { expires: past, "last-modified": LAST_MODIFIED });
     const revalidated = nock(BASE).get("/f").matchHeader("if-modified-since", LAST_MODIFIED).reply(304, "", { expires: past });
-    c.keep([await c.fetch({ source: "s", path: "/f" })]);
+    await c.fetch({ source: "s", path: "/f" });
     const again = await c.fetch({ source: "s", path: "/f" });
     assert.ok(revalidated.isDone());
     assert.deepEqual(again.body, { n: 1 });
@@ -53,7 +51,7 @@ describe("engine: upstream http_cache (Expires and If-Modified-Since)", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const c = client(false, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-      c.keep([await c.fetch({ source: "s", path: "/f" })]);
+      await c.fetch({ source: "s", path: "/f" });
       await c.fetch({ source: "s", path: "/f" });
       assert.deepEqual(seen, [undefined, undefined], "asked twice, never conditionally");
     } finally {

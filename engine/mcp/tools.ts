@@ -128,6 +128,16 @@ export function createToolbox(engine: Engine): Toolbox {
   };
 }
 
+/** What a successful call's structuredContent holds: the typed data and the meta every answer carries. */
+function outputSchema(data: Record<string, unknown>): Tool["outputSchema"] {
+  const { $comment: _c, ...schema } = data;
+  return {
+    type: "object",
+    properties: { data: schema, meta: { type: "object", description: "Where the data came from, the price and how the call was paid." } },
+    required: ["data", "meta"],
+  };
+}
+
 function endpointTool(e: Endpoint): Tool {
   const card = endpointCard(e);
   const free = card.free_calls_per_day;
@@ -138,6 +148,7 @@ function endpointTool(e: Endpoint): Tool {
       `${e.description}${e.disclaimers.length ? ` ${e.disclaimers.join(" ")}` : ""} ` +
       `Price: $${e.price} a call after ${free.mcp_without_key} free calls a day (${free.with_key} with a free key).`,
     inputSchema: inputSchema(e.params, e.freeForm),
+    ...(e.output ? { outputSchema: outputSchema(e.output) } : {}),
     annotations: { title: e.summary, ...READ_ONLY },
   };
 }

@@ -1,8 +1,9 @@
 // Domain names, RDAP and DNS-over-HTTPS for the domains group: reducing input to a domain, the IANA bootstrap
 // (which registry's RDAP server answers for a TLD or an IP range), RDAP lookups and DoH queries.
 import net from "node:net";
-import { domainToASCII, domainToUnicode } from "node:url";
+import { domainToUnicode } from "node:url";
 import { Problem, badParam } from "../../engine/problem.ts";
+import { domainHost } from "../../engine/formats.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 
@@ -25,14 +26,9 @@ export interface DomainName {
 
 /** A domain name, or a URL or e-mail address holding one, reduced to its registrable domain; 400 naming param when it is none. */
 export function domainOf(raw: string, param = "domain", registrable = true): DomainName {
-  let s = raw.trim();
-  s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^[^@/]*@/, "").replace(/[/?#].*$/, "").replace(/:\d+$/, "").replace(/\.$/, "");
-  const ascii = domainToASCII(s.toLowerCase());
+  const ascii = domainHost(raw);
+  if (ascii === undefined) throw badParam(param, `${param} must be a domain name such as example.com, or a URL holding one (got "${raw.slice(0, 80)}").`);
   const labels = ascii.split(".");
-  const ok = ascii.length > 0 && ascii.length <= 253 && labels.length >= 2
-    && labels.every((l) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l))
-    && /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(labels[labels.length - 1]);
-  if (!ok) throw badParam(param, `${param} must be a domain name such as example.com, or a URL holding one (got "${raw.slice(0, 80)}").`);
   const keep = registrable && labels.length > 2 ? (SECOND_LEVEL.has(labels.slice(-2).join(".")) ? 3 : 2) : labels.length;
   const domain = labels.slice(-keep).join(".");
   return { domain, unicode: domainToUnicode(domain), host: ascii, tld: labels[labels.length - 1] };

@@ -144,12 +144,16 @@ function answer(kind: string, deadlines: Deadline[], needs: { input: string; for
   return { kind, ...extra, deadlines, needs_input: needs, next_step: nextStep, rules_checked: RULES.checked, legal_notice: NOTICE };
 }
 
+energyComplaint.validate = (params: Record<string, unknown>) => {
+  const { charges_from: from, bill_date: bill } = params as { charges_from?: string; bill_date?: string };
+  if (from && bill && from > bill) throw badParam("charges_from", `charges_from cannot be after bill_date (${bill}).`);
+};
+
 export function energyComplaint(ctx: PluginContext) {
   notFuture(ctx, "complained_on", "bill_date");
   const complained = optDay(ctx, "complained_on");
   const bill = optDay(ctx, "bill_date");
   const from = optDay(ctx, "charges_from");
-  if (from && bill && from > bill) throw badParam("charges_from", `charges_from cannot be after bill_date (${ctx.params.bill_date}).`);
   const deadlines: Deadline[] = [];
   const needs: { input: string; for: string }[] = [];
   let next = "Complain to your supplier in writing (keep the date), then call again with complained_on.";
@@ -243,13 +247,19 @@ export const GROUNDS: Record<"council" | "private", Record<string, { title: stri
   },
 };
 
+/** The grounds depend on the ticket's type: checked before payment. */
+parkingAppeal.validate = (params: Record<string, unknown>) => {
+  const p = params as { type: "council" | "private"; ticket_kind?: string; ground?: string };
+  if (p.ticket_kind && p.type === "private") throw badParam("ticket_kind", "ticket_kind applies to council PCNs only (parking, box_junction, bus_lane).");
+  const grounds = GROUNDS[p.type];
+  if (p.ground && !grounds[p.ground]) throw badParam("ground", `ground must be one of ${Object.keys(grounds).join(", ")} for a ${p.type} ticket (got "${p.ground}").`);
+};
+
 export function parkingAppeal(ctx: PluginContext) {
   const p = ctx.params as { type: "council" | "private"; issued_on: string; issuer?: string; ticket_kind?: string; ground?: string; amount?: string };
   notFuture(ctx, "issued_on");
   const issued = day(p.issued_on);
-  if (p.ticket_kind && p.type === "private") throw badParam("ticket_kind", "ticket_kind applies to council PCNs only (parking, box_junction, bus_lane).");
   const grounds = GROUNDS[p.type];
-  if (p.ground && !grounds[p.ground]) throw badParam("ground", `ground must be one of ${Object.keys(grounds).join(", ")} for a ${p.type} ticket (got "${p.ground}").`);
   const groundList = Object.entries(grounds).map(([key, g]) => ({ key, ...g }));
   const chosen = p.ground ? { key: p.ground, ...grounds[p.ground] } : null;
   const deadlines: Deadline[] = [];

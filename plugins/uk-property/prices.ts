@@ -68,6 +68,8 @@ export async function salesIn(ctx: PluginContext, postcode: string): Promise<Sal
     csv: { header: false },
     cacheMs: 86_400_000,
     reject: HTML,
+    // A postcode with no recorded sales is an empty CSV (the download has no header line).
+    expect: { empty: true },
   });
   if (!Array.isArray(body)) {
     throw new Problem({ status: 502, code: "upstream_bad_response", detail: "HM Land Registry answered without Price Paid rows. The call was not charged.", extra: { upstream: "hm-land-registry" } });

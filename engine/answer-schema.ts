@@ -1,0 +1,52 @@
+// Typed answers: every endpoint's `data` has a JSON Schema, declared in its YAML (`output:`) or derived from its
+// examples' answers and kept in schemas/answers/<group>/<operation>.json (`npm run answers` writes them). It is the
+// OpenAPI 200 schema and the MCP tool's outputSchema; the example tests check every answer against it.
+// Derived schemas say what every example showed: the type of each field, which fields every answer has, the items of
+// lists. A field may also be null (an upstream can leave any value out), and objects may gain fields later.
+import fs from "node:fs";
+import path from "node:path";
+
+export type JsonSchema = Record<string, unknown>;
+
+const typeOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
+
+/** The schema that every sample satisfies, as tight as the samples allow. */
+export function inferSchema(samples: unknown[]): JsonSchema {
+  const present = samples.filter((s) => s !== undefined);
+  const types = new Set(present.map(typeOf));
+  if (types.has("integer") && types.has("number")) types.delete("integer");
+  if (!present.length) return {};
+  const schema: JsonSchema = {};
+  const nonNull = [...types].filter((t) => t !== "null");
+  if (nonNull.length === 0) return { type: "null" };
+  schema.type = nonNull.length === 1 ? [nonNull[0], "null"] : [...nonNull, "null"];
+  if (nonNull.length === 1 && nonNull[0] === "object") {
+    const objects = present.filter((s) => typeOf(s) === "object") as Record<string, unknown>[];
+    const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))].sort();
+    schema.properties = Object.fromEntries(keys.map((k) => [k, inferSchema(objects.map((o) => o[k]))]));
+    const required = keys.filter((k) => objects.every((o) => k in o));
+    if (required.length) schema.required = required;
+  }
+  if (nonNull.length === 1 && nonNull[0] === "array") {
+    const items = (present.filter(Array.isArray) as unknown[][]).flat();
+    if (items.length) schema.items = inferSchema(items);
+  }
+  return schema;
+}
+
+export function answerSchemaFile(rootDir: string, group: string, operation: string): string {
+  return path.join(rootDir, "schemas", "answers", group, `${operation}.json`);
+}
+
+/** The endpoint's answer schema: declared in its YAML, else the derived file, else undefined (the tests say so). */
+export function readAnswerSchema(rootDir: string, group: string, operation: string, declared: unknown): JsonSchema | undefined {
+  if (declared && typeof declared === "object") return declared as JsonSchema;
+  const file = answerSchemaFile(rootDir, group, operation);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as JsonSchema) : undefined;
+}
+
+export function writeAnswerSchema(rootDir: string, group: string, operation: string, samples: unknown[]): void {
+  const file = answerSchemaFile(rootDir, group, operation);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ $comment: "Derived from the endpoint's examples by `npm run answers`; edit the examples, not this file.", ...inferSchema(samples) }, null, 2)}\n`);
+}
