@@ -33,7 +33,7 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   const grant = await engine.access.authorize({ ...input, endpoint, params });
   let committed = false;
   try {
-    const { data, sources } = await answer(engine, endpoint, params, extra);
+    const { data, sources } = await answer(engine, endpoint, params, extra, input.clientId);
     committed = true;
     const receipt = await grant.commit();
     return {
@@ -65,25 +65,26 @@ function resolveEndpoint(engine: Engine, group: string, operation: string): Endp
 }
 
 /** The endpoint's answer: from the result cache, else produced and shaped (and cached as long as its upstream responses). */
-async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>): Promise<Answer> {
+async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, clientId: string): Promise<Answer> {
   const ttl = ResultCache.ttl(endpoint);
   const key = ttl ? engine.results.key(endpoint, params, extra) : "";
   const hit = ttl ? engine.results.get(key) : undefined;
   if (hit) return hit;
   const sources: Provenance[] = [];
-  const body = await produce(engine, endpoint, params, extra, sources);
+  const body = await produce(engine, endpoint, params, extra, sources, clientId);
   const data = await shape(endpoint, body, params);
   engine.results.set(key, { data, sources }, ttl);
   return { data, sources };
 }
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
-async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, sources: Provenance[]): Promise<unknown> {
+async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, sources: Provenance[], clientId: string): Promise<unknown> {
   if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, sources);
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
     extra,
+    clientId,
     vars: endpoint.vars,
     endpoint,
     fetch: async (req) => {
