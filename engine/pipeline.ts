@@ -37,7 +37,7 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   const grant = await engine.access.authorize({ ...input, endpoint, params });
   let committed = false;
   try {
-    const { data, sources } = await answer(engine, endpoint, params, extra);
+    const { data, sources } = await answer(engine, endpoint, params, extra, input.clientId);
     committed = true;
     const receipt = await grant.commit();
     return {
@@ -69,7 +69,7 @@ function resolveEndpoint(engine: Engine, group: string, operation: string): Endp
 }
 
 /** The endpoint's answer: from the result cache, else produced and shaped (and cached as long as its upstream responses). */
-async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>): Promise<Answer> {
+async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, clientId: string): Promise<Answer> {
   const ttl = ResultCache.ttl(endpoint);
   const key = ttl ? engine.results.key(endpoint, params, extra) : "";
   const hit = ttl ? engine.results.get(key) : undefined;
@@ -78,7 +78,7 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   const recorded: Provenance[] = [];
   let data: unknown;
   try {
-    data = await shape(endpoint, await produce(engine, endpoint, params, extra, fetched, recorded), params);
+    data = await shape(endpoint, await produce(engine, endpoint, params, extra, fetched, recorded, clientId), params);
   } catch (e) {
     // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
     engine.upstream.discard(fetched);
@@ -90,12 +90,13 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
 }
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
-async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, fetched: Fetched[], sources: Provenance[]): Promise<unknown> {
+async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, fetched: Fetched[], sources: Provenance[], clientId: string): Promise<unknown> {
   if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched);
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
     extra,
+    clientId,
     vars: endpoint.vars,
     endpoint,
     fetch: async (req) => {

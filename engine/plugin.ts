@@ -10,6 +10,8 @@ export interface PluginContext {
   params: ParamValues;
   /** Query parameters an endpoint with free_form_params passes through. */
   extra: Record<string, string>;
+  /** The caller's address as the access layer saw it (Express req.ip under TRUST_PROXY; over MCP, the MCP client's). */
+  clientId: string;
   vars: Record<string, unknown>;
   endpoint: Endpoint;
   /** Calls an upstream through the shared client (cache, retries, single-flight); the answer's provenance is recorded. */
