@@ -91,6 +91,7 @@ async function loadFile(input: DatasetInput, name: string, width: number, progre
 
 const dbipLite: DatasetDefinition<DbipIndex> = {
   name: "dbip-lite",
+  folder: "dbip_lite",
   title: "DB-IP IP to City Lite and IP to ASN Lite",
   source: "db-ip",
   get files() {
