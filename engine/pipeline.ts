@@ -78,7 +78,7 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   const recorded: Provenance[] = [];
   let data: unknown;
   try {
-    data = await shape(endpoint, await produce(engine, endpoint, params, extra, fetched, recorded, clientId), params);
+    data = await shape(engine, endpoint, await produce(engine, endpoint, params, extra, fetched, recorded, clientId), params);
   } catch (e) {
     // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
     engine.upstream.discard(fetched);
@@ -118,13 +118,15 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
 }
 
 /** The endpoint's JSONata transform; an upstream body it cannot read is the upstream's fault (502). */
-async function shape(endpoint: Endpoint, body: unknown, params: ParamValues): Promise<unknown> {
+async function shape(engine: Engine, endpoint: Endpoint, body: unknown, params: ParamValues): Promise<unknown> {
   if (!endpoint.transform) return body;
   let out: unknown;
   try {
     out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars });
   } catch (e) {
     if (endpoint.plugin) throw e;
+    // The caller gets a 502 (the body was not what the transform reads); the maintainer gets the JSONata error.
+    engine.log.warn({ endpoint: endpoint.key, file: endpoint.file, error: (e as Error).message, position: (e as { position?: number }).position }, "transform failed");
     throw unreadable(endpoint, (e as Error).message);
   }
   if (out === undefined && !endpoint.plugin) throw unreadable(endpoint, "nothing in it matched what was expected");

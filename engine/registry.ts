@@ -10,6 +10,7 @@ import { Template } from "./template.ts";
 import { compileTransform, type CompiledTransform } from "./transform.ts";
 import { expression } from "./transform-helpers.ts";
 import { readAnswerSchema } from "./answer-schema.ts";
+import { checkParamValues, checkPlaceholders, fileOf, schemaErrors } from "./registry-checks.ts";
 import { readSources, type Source } from "./sources.ts";
 import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
@@ -43,7 +44,7 @@ export interface Step {
   cache?: string;
   statuses: Record<string, StatusRule>;
   reject: { match: RegExp; status: number; detail: Template; param?: string }[];
-  precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string; early: boolean };
+  precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string | string[]; early: boolean };
 }
 
 /** A recorded upstream answer, and what the request for it must look like. */
@@ -143,14 +144,6 @@ export function allowanceOverride(env: NodeJS.ProcessEnv, group: string, operati
 
 export class RegistryError extends Error {}
 
-function ajvErrors(file: string, errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((e) => {
-    const where = e.instancePath || "(top level)";
-    const extra = e.keyword === "additionalProperties" ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"`
-      : e.keyword === "enum" ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")})` : "";
-    return `${file}: ${where} ${e.message}${extra}`;
-  });
-}
 
 function schemaValidator(ajv: Ajv2020, rootDir: string, name: string): ValidateFunction {
   return ajv.compile(JSON.parse(fs.readFileSync(path.join(rootDir, "schemas", name), "utf8")));
@@ -169,7 +162,7 @@ async function loadPlugin(rootDir: string, name: string): Promise<PluginFn> {
 function compileStep(raw: Record<string, unknown>): Step {
   const statuses = (raw.statuses ?? {}) as Record<string, StatusRule>;
   const reject = (raw.reject ?? []) as { match: string; status: number; detail: string; param?: string }[];
-  const pre = raw.precondition as { test: string; status: number; detail: string; param?: string } | undefined;
+  const pre = raw.precondition as { test: string; status: number; detail: string; param?: string | string[] } | undefined;
   const expect = raw.expect as { match?: string; empty?: boolean; test?: string } | undefined;
   return {
     as: raw.as as string | undefined,
@@ -199,7 +192,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
   const problems: string[] = [];
 
   const sourcesFile = path.join(opts.rootDir, "sources.yaml");
-  if (!validateSources(YAML.parse(fs.readFileSync(sourcesFile, "utf8")))) problems.push(...ajvErrors("sources.yaml", validateSources.errors));
+  if (!validateSources(YAML.parse(fs.readFileSync(sourcesFile, "utf8")))) problems.push(...schemaErrors(validateSources.errors, () => "sources.yaml"));
   const sources = readSources(sourcesFile, opts.env);
 
   const groups = new Map<string, Group>();
@@ -217,7 +210,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
     const groupRaw = parseYaml(groupFile, problems, rel);
     if (!groupRaw) continue;
     if (!validateGroup(groupRaw)) {
-      problems.push(...ajvErrors(rel(groupFile), validateGroup.errors));
+      problems.push(...schemaErrors(validateGroup.errors, () => rel(groupFile)));
       continue;
     }
     const g = groupRaw as Record<string, unknown>;
@@ -244,21 +237,30 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       const own = parseYaml(file, problems, rel);
       if (!own) continue;
       const raw = deepMerge<Record<string, unknown>>(g.defaults ?? {}, own);
+      // A problem is reported in the file where the value is written: the group's when the endpoint inherits it.
+      const where = (keyPath: string[]) => fileOf(keyPath, own as Record<string, unknown>, rel(file), rel(groupFile));
       if (!validateEndpoint(raw)) {
-        problems.push(...ajvErrors(rel(file), validateEndpoint.errors));
+        problems.push(...schemaErrors(validateEndpoint.errors, where));
+        continue;
+      }
+      const found = fileChecks(raw);
+      if (found.length) {
+        problems.push(...found.map(({ keyPath, message }) => `${where(keyPath)}: ${message}`));
         continue;
       }
       try {
-        const ep = await compileEndpoint(raw, group, file, opts.rootDir, sources, opts.env ?? process.env);
+        const ep = await compileEndpoint(raw, group, file, opts.rootDir, sources, opts.env ?? process.env, (g.functions ?? {}) as Record<string, string>);
         if (`${ep.operation}.yaml` !== fileName && `${ep.operation}.yml` !== fileName) throw new Error(`operation "${ep.operation}" must match the file name`);
         group.endpoints.push(ep);
         endpoints.set(ep.key, ep);
       } catch (e) {
-        problems.push(`${rel(file)}: ${(e as Error).message}`);
+        const err = e as Error & { keyPath?: string[] };
+        problems.push(`${err.keyPath ? where(err.keyPath) : rel(file)}: ${err.message}`);
       }
     }
   }
-  if (problems.length) throw new RegistryError(`Endpoint files are not valid:\n  ${problems.join("\n  ")}`);
+  // Endpoints that inherit one bad group value would each report it: say it once.
+  if (problems.length) throw new RegistryError(`Endpoint files are not valid:\n  ${[...new Set(problems)].join("\n  ")}`);
 
   const byTool = new Map([...endpoints.values()].map((e) => [e.toolName, e]));
   return {
@@ -279,7 +281,41 @@ function parseYaml(file: string, problems: string[], rel: (f: string) => string)
   }
 }
 
-async function compileEndpoint(raw: Record<string, unknown>, group: Group, file: string, rootDir: string, sources: Map<string, Source>, env: NodeJS.ProcessEnv): Promise<Endpoint> {
+/** Runs a compile step; its error carries the key path it is about, so the right file is named. */
+function located<T>(keyPath: string[], compile: () => T): T {
+  try {
+    return compile();
+  } catch (e) {
+    throw Object.assign(new Error(`${keyPath.join(".")}: ${(e as Error).message}`), { keyPath });
+  }
+}
+
+/** The checks of one merged endpoint file that its JSON Schema cannot make, each with the key path it is about. */
+function fileChecks(raw: Record<string, unknown>): { keyPath: string[]; message: string }[] {
+  const params = (raw.params ?? {}) as Record<string, ParamSpec>;
+  const vars = (raw.vars ?? {}) as Record<string, unknown>;
+  const out: { keyPath: string[]; message: string }[] = [];
+  for (const [name, spec] of Object.entries(params)) {
+    for (const message of checkParamValues(name, spec)) out.push({ keyPath: ["params", name], message });
+  }
+  const upstream = raw.upstream as Record<string, unknown> | Record<string, unknown>[] | undefined;
+  const steps = upstream ? (Array.isArray(upstream) ? upstream : [upstream]) : [];
+  for (const [i, step] of steps.entries()) {
+    const at = Array.isArray(upstream) ? `upstream[${i}]` : "upstream";
+    const keyPath = (key: string) => (Array.isArray(upstream) ? ["upstream"] : ["upstream", key]);
+    const details: [string, string, string | undefined][] = [
+      ...Object.entries((step.statuses ?? {}) as Record<string, { detail?: string }>).map(([code, r]): [string, string, string | undefined] => ["statuses", `${at}.statuses.${code}.detail`, r.detail]),
+      ...((step.reject ?? []) as { detail?: string }[]).map((r, j): [string, string, string | undefined] => ["reject", `${at}.reject[${j}].detail`, r.detail]),
+      ["precondition", `${at}.precondition.detail`, (step.precondition as { detail?: string } | undefined)?.detail],
+    ];
+    for (const [key, where, text] of details) {
+      for (const message of checkPlaceholders(text, where, params, vars)) out.push({ keyPath: keyPath(key), message });
+    }
+  }
+  return out;
+}
+
+async function compileEndpoint(raw: Record<string, unknown>, group: Group, file: string, rootDir: string, sources: Map<string, Source>, env: NodeJS.ProcessEnv, functions: Record<string, string>): Promise<Endpoint> {
   const operation = raw.operation as string;
   const params = (raw.params ?? {}) as Record<string, ParamSpec>;
   const vars = (raw.vars ?? {}) as Record<string, unknown>;
@@ -287,7 +323,6 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
   const steps = upstream ? (Array.isArray(upstream) ? upstream : [upstream]).map(compileStep) : undefined;
 
   for (const [name, spec] of Object.entries(params)) {
-    if (spec.enum && spec.default !== undefined && !spec.enum.includes(spec.default)) throw new Error(`params.${name}: default ${spec.default} is not in its enum`);
     if (spec.pattern) new RegExp(spec.pattern, "u");
     if (spec.items?.pattern) new RegExp(spec.items.pattern, "u");
     if (spec.not_before && params[spec.not_before]?.format !== "date") throw new Error(`params.${name}: not_before names ${spec.not_before}, which is not a date parameter`);
@@ -333,7 +368,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     freeForm: raw.free_form_params === true,
     steps,
     plugin: raw.plugin ? { name: raw.plugin as string, fn: await loadPlugin(rootDir, raw.plugin as string) } : undefined,
-    transform: raw.transform ? compileTransform(raw.transform as string) : undefined,
+    transform: raw.transform ? located(["transform"], () => compileTransform(raw.transform as string, functions)) : undefined,
     transformSource: raw.transform as string | undefined,
     attribution: (raw.attribution as string | undefined) ?? group.attribution,
     disclaimers: [...group.disclaimers, ...((raw.disclaimers ?? []) as string[])],

@@ -17,8 +17,9 @@ export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamV
 
 async function checkPrecondition(step: Step, scope: Scope): Promise<void> {
   if (await step.precondition!.test.evaluate(scope, scope)) return;
-  const { status, param } = step.precondition!;
-  throw new Problem({ status, param, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition!.detail.render(scope) });
+  const { status } = step.precondition!;
+  const blamed = [step.precondition!.param ?? []].flat();
+  throw new Problem({ status, param: blamed[0], extra: blamed.length > 1 ? { params: blamed } : undefined, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition!.detail.render(scope) });
 }
 
 export async function runSteps(

@@ -17,13 +17,35 @@
 import jsonata from "jsonata";
 import { isoDay, todayUtc } from "./dates.ts";
 import { registerHelpers } from "./transform-helpers.ts";
+import { jsonataError } from "./registry-checks.ts";
 
 export interface CompiledTransform {
   evaluate(input: unknown, bindings: { params: Record<string, unknown>; vars: Record<string, unknown> }): Promise<unknown>;
 }
 
-export function compileTransform(source: string): CompiledTransform {
-  const expr = jsonata(source);
+/**
+ * A transform, with the group's shared functions (`functions:` in _group.yaml, each a JSONata function) bound
+ * by name before it runs. A syntax error names its line and column in the transform (or the function).
+ */
+export function compileTransform(source: string, functions: Record<string, string> = {}): CompiledTransform {
+  for (const [name, fn] of Object.entries(functions)) {
+    try {
+      jsonata(fn);
+    } catch (e) {
+      throw new Error(`the group's function ${name}: ${jsonataError(fn, e)}`);
+    }
+  }
+  const prefix = Object.keys(functions).length
+    ? `(\n${Object.entries(functions).map(([name, fn]) => `$${name} := ${fn};`).join("\n")}\n`
+    : "";
+  let expr: jsonata.Expression;
+  try {
+    expr = jsonata(prefix ? `${prefix}${source}\n)` : source);
+  } catch (e) {
+    const err = e as { position?: number };
+    if (typeof err.position === "number") err.position -= prefix.length;
+    throw new Error(jsonataError(source, err));
+  }
   registerHelpers(expr);
   return {
     evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(todayUtc()) }),
