@@ -6,6 +6,7 @@ import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
 import { checkParamSets } from "./param-sets.ts";
 import { checkEarlyPreconditions, runSteps } from "./steps.ts";
+import { withPaging } from "./paging.ts";
 import { plain } from "./transform.ts";
 import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
@@ -78,7 +79,9 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   const recorded: Provenance[] = [];
   let data: unknown;
   try {
-    data = await shape(engine, endpoint, await produce(engine, endpoint, params, extra, fetched, recorded, clientId), params);
+    const body = await produce(engine, endpoint, params, extra, fetched, recorded, clientId);
+    data = await shape(engine, endpoint, body, params);
+    if (endpoint.paging) data = await withPaging(endpoint.paging, data, body, params);
   } catch (e) {
     // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
     engine.upstream.discard(fetched);

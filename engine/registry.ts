@@ -11,6 +11,7 @@ import { compileTransform, type CompiledTransform } from "./transform.ts";
 import { expression } from "./transform-helpers.ts";
 import { readAnswerSchema } from "./answer-schema.ts";
 import { checkParamValues, checkPlaceholders, fileOf, schemaErrors } from "./registry-checks.ts";
+import { compilePaging, type Paging, type PagingSpec } from "./paging.ts";
 import { readSources, type Source } from "./sources.ts";
 import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
@@ -105,6 +106,7 @@ export interface Endpoint {
   vars: Record<string, unknown>;
   params: Record<string, ParamSpec>;
   paramSets?: ParamSets;
+  paging?: Paging;
   freeForm: boolean;
   steps?: Step[];
   plugin?: { name: string; fn: PluginFn };
@@ -374,6 +376,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     disclaimers: [...group.disclaimers, ...((raw.disclaimers ?? []) as string[])],
     examples: raw.examples as Example[],
     output: readAnswerSchema(rootDir, group.name, operation, raw.output),
+    paging: located(["paging"], () => compilePaging(raw.paging as PagingSpec | undefined, params)),
     groupInfo: group,
   };
 }

@@ -8,6 +8,7 @@ import { upstreamProblem } from "./upstream-problem.ts";
 import type { Endpoint, Step } from "./registry.ts";
 import type { ParamValues } from "./params.ts";
 import { Template, type Scope } from "./template.ts";
+import { pagingQuery } from "./paging.ts";
 
 /** The preconditions that need only the parameters: checked before the access decision, so bad input is a 400 first. */
 export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamValues): Promise<void> {
@@ -41,7 +42,7 @@ export async function runSteps(
       const v = await t.render(scope);
       if (v !== "") query[name] = v;
     }
-    if (isLast) Object.assign(query, extra);
+    if (isLast) Object.assign(query, extra, endpoint.paging ? pagingQuery(endpoint.paging, params) : {});
     const requestBody = step.body === undefined ? undefined : await renderBody(step.body, scope);
     body = await fetchStep(upstream, step, path, query, requestBody, scope, fetched);
     if (step.as) scope.steps[step.as] = body;
