@@ -17,6 +17,11 @@ export interface AuthSpec {
   fallback_env?: string;
   /** Without the credential, call this base URL (a public host of the same API) anonymously instead. */
   fallback_base_url?: string;
+  /**
+   * One more credential the upstream wants in a header besides the main one (e.g. an OAuth2 API that also asks for
+   * an `x-api-key`): required with it, sent with every request.
+   */
+  key_header?: { name: string; env: string };
 }
 
 export interface SourceSpec {
@@ -57,7 +62,7 @@ export function readSources(file: string, env: NodeJS.ProcessEnv = process.env):
 export function credentialVars(source: Source): string[] {
   const a = source.auth;
   if (!a) return [];
-  return a.secret_env ? [a.env, a.secret_env] : [a.env];
+  return [a.env, ...(a.secret_env ? [a.secret_env] : []), ...(a.key_header ? [a.key_header.env] : [])];
 }
 
 /** A credential variable's value, or its fallback variable's. */
@@ -100,12 +105,13 @@ export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): {
   if (!a) return { headers: {}, query: {} };
   const secret = credentialValue(source, a.env, env);
   if (!secret) return { headers: {}, query: {} };
+  const key = a.key_header && env[a.key_header.env] ? { [a.key_header.name.toLowerCase()]: env[a.key_header.env]! } : {};
   switch (a.type) {
-    case "basic": return { headers: { authorization: `Basic ${Buffer.from(`${secret}:`).toString("base64")}` }, query: {} };
-    case "bearer": return { headers: { authorization: `Bearer ${secret}` }, query: {} };
-    case "header": return { headers: { [a.name ?? "x-api-key"]: secret }, query: {} };
-    case "query": return { headers: {}, query: { [a.name ?? "api_key"]: secret } };
-    case "oauth2": return { headers: {}, query: {} };
+    case "basic": return { headers: { authorization: `Basic ${Buffer.from(`${secret}:`).toString("base64")}`, ...key }, query: {} };
+    case "bearer": return { headers: { authorization: `Bearer ${secret}`, ...key }, query: {} };
+    case "header": return { headers: { [a.name ?? "x-api-key"]: secret, ...key }, query: {} };
+    case "query": return { headers: key, query: { [a.name ?? "api_key"]: secret } };
+    case "oauth2": return { headers: key, query: {} };
   }
 }
 

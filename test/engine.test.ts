@@ -178,7 +178,7 @@ describe("engine", () => {
     assert.match(res.headers.get("content-type")!, /text\/html/);
     for (const e of server.engine.registry.endpoints.values()) {
       assert.ok(html.includes(`GET ${e.path}`), `${e.path} listed`);
-      assert.ok(html.includes(`$${e.price} a call`), `${e.path} price`);
+      assert.ok(html.includes(e.freeOnly ? "free allowance only" : `$${e.price} a call`), `${e.path} price`);
     }
     assert.match(html, /curl -H "X-API-Key: \$KEY" '[^']*\/v1\/bank-of-england\/bank-rate\?from=2025-08-01'/);
     assert.match(html, /Official Bank Rate/);
