@@ -30,6 +30,7 @@ export function schemaErrors(errors: ErrorObject[] | null | undefined, where: (p
     const detail = e.keyword === "additionalProperties" ? `has an unknown key "${params.additionalProperty}"`
       : e.keyword === "unevaluatedProperties" ? `has an unknown key "${params.unevaluatedProperty}"`
       : e.keyword === "enum" ? `must be one of ${(params.allowedValues as unknown[]).join(", ")}`
+      : e.keyword === "not" && e.schemaPath.startsWith("#/oneOf/") ? "must declare either `upstream` or `plugin`, not both"
       : e.message ?? "is not valid";
     const line = `${where(path)}: ${at} ${detail}`;
     if (!seen.has(line)) out.push(line);

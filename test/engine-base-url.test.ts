@@ -8,7 +8,7 @@ import { isolateNetwork } from "./helpers.ts";
 import type { Source } from "../engine/sources.ts";
 
 describe("engine: a request's own base URL", () => {
-  const source = { name: "rdap", publisher: "Registries", base_url: "https://rdap.org", headers: { accept: "application/rdap+json" } } as unknown as Source;
+  const source = { name: "rdap", publisher: "Registries", base_url: "https://rdap.org", public_base_url: "https://rdap.org", headers: { accept: "application/rdap+json" } } as unknown as Source;
   const client = new UpstreamClient(new Map([["rdap", source]]), { timeoutMs: 2000, retries: 0, cacheMaxEntries: 10, log: createLogger("silent") });
   before(isolateNetwork);
   afterEach(() => nock.cleanAll());

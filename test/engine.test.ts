@@ -195,7 +195,7 @@ describe("engine", () => {
     const op = doc.paths["/v1/bank-of-england/series"].get;
     assert.equal(op.operationId, "bank_of_england__series");
     assert.equal(op["x-price-usd"], 0.002);
-    assert.deepEqual(Object.keys(op.responses).sort(), ["200", "400", "402", "404", "502"]);
+    assert.deepEqual(Object.keys(op.responses).sort(), ["200", "400", "402", "404", "502", "503"]);
     const code = op.parameters.find((p: { name: string }) => p.name === "code");
     assert.equal(code.required, true);
     assert.equal(code.schema.pattern, "^[A-Z0-9]{5,12}$");
@@ -391,14 +391,14 @@ examples:
   });
 
   const broken: [string, string, RegExp][] = [
-    ["a price that is not a number", good.replace("0.001", "cheap"), /test\/thing\.yaml: \/price must be number/],
-    ["an unknown field", good + "colour: red\n", /test\/thing\.yaml: \(top level\) must NOT have additional properties "colour"/],
+    ["a price that is not a number", good.replace("0.001", "cheap"), /test\/thing\.yaml: price must be number/],
+    ["an unknown field", good + "colour: red\n", /test\/thing\.yaml: \(top level\) has an unknown key "colour"/],
     ["an unknown source", good.replace("source: ons", "source: nowhere"), /thing\.yaml: upstream source "nowhere" is not declared/],
     ["a template naming no parameter", good.replace("path: /data", "path: /data/{series}"), /uses \{series\}, which is neither a param nor a var/],
     ["a transform that is not JSONata", good + "transform: \"{ 'a': \"\n", /thing\.yaml: .*/],
     ["no examples", good.replace("examples:\n  - params: {}\n", ""), /must have required property 'examples'/],
     ["a file name that does not match", good.replace("operation: thing", "operation: other"), /must match the file name/],
-    ["both a plugin and an upstream", good + "plugin: x.y\n", /must match exactly one schema in oneOf/],
+    ["both a plugin and an upstream", good + "plugin: x.y\n", /test\/thing\.yaml: \(top level\) must declare either `upstream` or `plugin`, not both/],
   ];
   for (const [what, text, message] of broken) {
     it(`stops with the file's path and the problem: ${what}`, async () => {

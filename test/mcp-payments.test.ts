@@ -113,7 +113,7 @@ describe("MCP allowances and x402 payments", function () {
       const pr = (await bankRate(client)).structuredContent as unknown as PaymentRequired;
       const fresh = await chain.createPaymentPayload(pr);
       const before = await chain.balanceOf(chain.payTo);
-      const failed = await bankRate(client, "2001-01-01", { "x402/payment": fresh });
+      const failed = await bankRate(client, "1999-01-01", { "x402/payment": fresh });
       assert.equal(failed.isError, true);
       assert.equal((failed.structuredContent as any).status, 502);
       assert.equal(failed._meta?.["x402/payment-response"], undefined);

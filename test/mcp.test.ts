@@ -173,7 +173,7 @@ describe("MCP server (/mcp)", () => {
     it("returns an upstream failure as a 502 tool error, and does not count it against the allowance", async () => {
       const before = await callTool(client, "call_api", { tool: "bank-of-england__sonia", arguments: { from: "2025-08-01" } });
       const left = (before.structuredContent as any).meta.allowance_left["group:bank-of-england"];
-      const failed = await callTool(client, "call_api", { tool: "bank-of-england__sonia", arguments: { from: "2001-01-01" } });
+      const failed = await callTool(client, "call_api", { tool: "bank-of-england__sonia", arguments: { from: "1999-01-01" } });
       assert.equal(failed.isError, true);
       assert.equal((failed.structuredContent as any).status, 502);
       const after = await callTool(client, "call_api", { tool: "bank-of-england__sonia", arguments: { from: "2025-08-02" } });

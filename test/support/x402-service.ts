@@ -27,11 +27,11 @@ export function smallAllowanceEndpoints(): string {
   return path.dirname(dir);
 }
 
-/** Replays the Bank of England database for bank-rate and sonia (any number of calls); a `from` of 2001-01-01 gets an HTML error page (-> 502). */
+/** Replays the Bank of England database for bank-rate and sonia (any number of calls); a `from` of 1999-01-01 gets an HTML error page (-> 502). */
 export function mockBankOfEngland(): void {
-  nock(BOE).persist().get(BOE_PATH).query((q) => q.Datefrom === "01/Jan/2001").reply(200, fixture("bank-of-england/not-a-series.html"), { "content-type": "text/html" });
+  nock(BOE).persist().get(BOE_PATH).query((q) => q.Datefrom === "01/Jan/1999").reply(200, fixture("bank-of-england/not-a-series.html"), { "content-type": "text/html" });
   for (const series of ["IUDBEDR", "IUDSOIA"]) {
-    nock(BOE).persist().get(BOE_PATH).query((q) => q.SeriesCodes === series && q.Datefrom !== "01/Jan/2001").reply(200, fixture(`bank-of-england/${series}.csv`), { "content-type": "application/csv" });
+    nock(BOE).persist().get(BOE_PATH).query((q) => q.SeriesCodes === series && q.Datefrom !== "01/Jan/1999").reply(200, fixture(`bank-of-england/${series}.csv`), { "content-type": "application/csv" });
   }
 }
 
