@@ -14,7 +14,7 @@ function endpointRow(e: Endpoint, baseUrl: string): string {
   const params = Object.entries(e.params).map(([name, p]) =>
     `<li><code>${esc(name)}</code>${p.required ? " <b>required</b>" : ""}: ${esc(p.description)} <span class="allowed">(${esc(describeAllowed(p))}${p.default !== undefined ? `; default ${esc(p.default)}` : ""})</span></li>`).join("");
   return `<section class="ep" id="${esc(e.toolName)}">
-  <h3><code>GET ${esc(e.path)}</code> <span class="price">$${e.price} a call</span></h3>
+  <h3><code>GET ${esc(e.path)}</code> <span class="price">${e.freeOnly ? "free allowance only" : `$${e.price} a call`}</span></h3>
   <p>${esc(e.summary)}</p>
   ${params ? `<ul class="params">${params}</ul>` : `<p class="none">No parameters.</p>`}
   <p class="example">Example: <code>curl -H "X-API-Key: $KEY" '${esc(exampleUrl(e, baseUrl))}'</code></p>

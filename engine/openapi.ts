@@ -39,6 +39,7 @@ function operation(e: Endpoint): Record<string, unknown> {
     description: e.description + (e.disclaimers.length ? `\n\n${e.disclaimers.join(" ")}` : ""),
     tags: [e.group],
     "x-price-usd": e.price,
+    ...(e.freeOnly ? { "x-free-allowance-only": true } : {}),
     "x-mcp-tool": e.toolName,
     "x-free-allowance": e.buckets.map((b) => ({ bucket: b.id, per_day_without_key: b.anonymous, per_day_with_key: b.key })),
     parameters: Object.entries(e.params).map(([name, spec]) => ({
@@ -48,10 +49,18 @@ function operation(e: Endpoint): Record<string, unknown> {
     responses: {
       "200": { description: "The data, with where it came from", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
       "400": problem("A parameter is missing or not valid; `param` names it"),
+      ...(e.freeOnly ? {
+        "401": problem("Served within the free allowance only: this needs a free key (X-API-Key) over HTTP; it cannot be bought"),
+        "429": {
+          ...problem("allowance_exhausted: today's free allowance is spent, and this endpoint cannot be bought; retry after the UTC day ends"),
+          headers: { "Retry-After": { description: "Seconds until the allowance resets (end of the UTC day)", schema: { type: "integer" } } },
+        },
+      } : {
       "402": {
         ...problem("Payment required: pay with x402 (PAYMENT-REQUIRED header), use a free key, or buy credit"),
         headers: { "PAYMENT-REQUIRED": { description: "Base64 of the x402 v2 PaymentRequired", schema: { type: "string" } } },
       },
+      }),
       "404": problem("No such endpoint, or the upstream has no such record"),
       "502": problem("The upstream failed, timed out or answered something unreadable; not charged"),
     },

@@ -20,6 +20,8 @@ export const PROBLEM_TITLES: Record<string, string> = {
   internal_error: "Internal error",
   payments_unavailable: "Payments cannot be taken right now",
   settlement_unknown: "Whether the payment settled is not known yet",
+  allowance_exhausted: "The free allowance is used up for today",
+  free_key_required: "This endpoint needs a free key",
   key_limit_reached: "No more free keys for this address today",
   credit_unavailable: "Card credit cannot be bought right now",
   webhook_invalid: "The webhook could not be verified",

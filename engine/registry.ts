@@ -95,6 +95,11 @@ export interface Endpoint {
   description: string;
   keywords: string[];
   price: number;
+  /**
+   * Price 0: served within the free allowance only, never sold (the upstream's terms forbid selling access).
+   * Once the allowance is spent the call is refused (429 allowance_exhausted), never offered for payment.
+   */
+  freeOnly: boolean;
   /** The buckets a free call draws from (the group's and/or the endpoint's own). */
   buckets: Bucket[];
   vars: Record<string, unknown>;
@@ -119,6 +124,8 @@ export interface Registry {
   byTool(toolName: string): Endpoint | undefined;
 }
 
+/** How a price-0 endpoint's description says it cannot be bought (checked at load, so agents are told). */
+export const FREE_ONLY_WORDS = /free allowance only/i;
 /** The default daily allowance where neither the group nor the endpoint file sets one. */
 export const DEFAULT_ALLOWANCE = { anonymous: 50, key: 500 };
 
@@ -300,6 +307,9 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
       stepNames.add(step.as);
     }
   }
+  if (raw.price === 0 && !FREE_ONLY_WORDS.test(raw.description as string)) {
+    throw new Error("price 0 (served within the free allowance only) must be said in the description: \"free allowance only\"");
+  }
   const declared = raw.allowance as { anonymous?: number; key?: number; with_group?: boolean } | undefined;
   const override = allowanceOverride(env, group.name, operation);
   const own = override ? { ...declared, ...override } : declared;
@@ -320,6 +330,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     description: (raw.description as string).trim(),
     keywords: (raw.keywords ?? []) as string[],
     price: raw.price as number,
+    freeOnly: raw.price === 0,
     buckets,
     vars,
     params,

@@ -32,7 +32,8 @@ describe("every endpoint file", () => {
     describe(endpoint.key, () => {
       it("has an example, a summary, a description and a price", () => {
         assert.ok(endpoint.examples.length >= 1);
-        assert.ok(endpoint.price > 0);
+        // Price 0 only for an endpoint served within the free allowance only, which its description must say.
+        assert.ok(endpoint.price > 0 || (endpoint.price === 0 && /free allowance only/i.test(endpoint.description)), "price > 0, or 0 with \"free allowance only\" in the description");
         for (const ex of endpoint.examples) {
           for (const f of ex.fixtures ?? []) assert.ok(fs.existsSync(path.join(FIXTURES, f.file)), `fixture ${f.file} exists`);
         }

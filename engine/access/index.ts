@@ -4,6 +4,8 @@
 //      (HTTP without a key has none: the specification wants a key for free calls over HTTP);
 //   3. else the key's card credit;
 //   4. else 402 with the x402 PaymentRequired (header and body) and the three ways forward.
+// An endpoint of price 0 (free allowance only: its upstream's terms forbid selling access) is served from the
+// allowance alone and is never sold: no x402, no credit; once the allowance is spent, 429 allowance_exhausted.
 // Every charge is reserved in the store before the call and made final only when the call succeeded.
 import { Problem } from "../problem.ts";
 import { openStore } from "../store/index.ts";
@@ -92,6 +94,7 @@ class AccessLayer implements AccessService {
     const principal = keyId ? `key:${keyId}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
     const base = { endpoint: endpoint.key, channel: call.channel, priceMicro, day };
 
+    if (endpoint.freeOnly) return this.freeOnly(call, principal, keyId, base, secondsLeft);
     if (call.paymentSignature !== undefined || call.paymentPayload !== undefined) return this.payWithX402(call, principal, base);
 
     const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: keyId ? b.key : b.anonymous })) : [];
@@ -114,6 +117,41 @@ class AccessLayer implements AccessService {
       throw this.paymentRequired(call, headers, begun.bucket, Boolean(keyId));
     }
     throw this.paymentRequired(call, {}, undefined, false);
+  }
+
+  /**
+   * A call to a free-allowance-only endpoint: the allowance, or nothing. A payment sent with it is not taken
+   * (there is nothing to pay), and no way to buy the call is offered, since selling it is what its terms forbid.
+   */
+  private async freeOnly(call: CallRequest, principal: string | undefined, keyId: string | undefined,
+    base: { endpoint: string; channel: string; priceMicro: number; day: string }, secondsLeft: number): Promise<Grant> {
+    const free = `${this.settings.baseUrl}/free`;
+    if (!principal) {
+      throw new Problem({
+        status: 401,
+        code: "free_key_required",
+        detail: `${call.endpoint.key} is served within the free daily allowance only (it cannot be bought): calls over HTTP need a free key in the X-API-Key header. Get one at ${free}.`,
+        headers: { "Cache-Control": "no-store" },
+        extra: { free_allowance_only: true, ways_forward: [{ way: "free_key", how: "Get a free key (no signup) and send it in the X-API-Key header.", url: free }] },
+      });
+    }
+    const claims: BucketClaim[] = call.endpoint.buckets.map((b) => ({ id: b.id, limit: keyId ? b.key : b.anonymous }));
+    const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId });
+    const used = (begun.ok && begun.used) || (await this.store.usage(principal, base.day));
+    const headers = rateLimitHeaders(claims, used, secondsLeft);
+    if (begun.ok) {
+      const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, base.day), secondsLeft);
+      return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
+    }
+    const where = begun.bucket ? ` (bucket ${begun.bucket})` : "";
+    const more = keyId || call.channel !== "mcp" ? "" : ` A free key (${free}) has a larger allowance.`;
+    throw new Problem({
+      status: 429,
+      code: "allowance_exhausted",
+      detail: `Today's free allowance${where} is used up. ${call.endpoint.key} is served within the free allowance only and cannot be bought (its upstream's terms forbid selling access): retry after the UTC day ends, in ${secondsLeft} seconds.${more}`,
+      headers: { ...headers, "Retry-After": String(secondsLeft), "Cache-Control": "no-store" },
+      extra: { free_allowance_only: true, retry_after_seconds: secondsLeft, ...(begun.bucket ? { bucket: begun.bucket } : {}) },
+    });
   }
 
   /** The key id of an X-API-Key value (401 when unknown). A key's id never changes, so it is remembered. */

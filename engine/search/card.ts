@@ -10,6 +10,8 @@ export interface EndpointCard {
   group_title: string;
   summary: string;
   price_usd: number;
+  /** Price 0: served within the free allowance only; it cannot be bought once the allowance is spent. */
+  free_allowance_only?: true;
   /** Calls a day that cost nothing. A call is free only while every bucket it draws from has room. */
   free_calls_per_day: { mcp_without_key: number; with_key: number; buckets: string[] };
   /** JSON Schema of each parameter, with `required` and a description that says what is allowed. */
@@ -27,6 +29,7 @@ export function endpointCard(e: Endpoint): EndpointCard {
     group_title: e.groupInfo.title,
     summary: e.summary,
     price_usd: e.price,
+    ...(e.freeOnly ? { free_allowance_only: true as const } : {}),
     free_calls_per_day: {
       mcp_without_key: Math.min(...e.buckets.map((b) => b.anonymous)),
       with_key: Math.min(...e.buckets.map((b) => b.key)),
