@@ -91,6 +91,11 @@ export class HolidayCalendar {
     }
   }
 
+  /** The years the published list covers, oldest first (empty when only the rules are known). */
+  publishedYears(): number[] {
+    return [...this.published.keys()].sort((a, b) => a - b);
+  }
+
   source(year: number): HolidaySource {
     return this.published.has(year) ? "gov.uk" : "rules";
   }
