@@ -1,10 +1,10 @@
 // The OpenAPI 3.1 document, generated from the endpoint files.
-import { describeAllowed, defaultValue, type ParamSpec } from "./params.ts";
+import { describeAllowed, defaultValue, exampleValue, type ParamSpec } from "./params.ts";
 import type { Registry, Endpoint } from "./registry.ts";
 
 const VERSION = "1.1.0";
 
-export function paramSchema(spec: ParamSpec): Record<string, unknown> {
+export function paramSchema(spec: ParamSpec, name = "value"): Record<string, unknown> {
   const s: Record<string, unknown> = {};
   if (spec.type === "array") {
     s.type = "array";
@@ -22,7 +22,7 @@ export function paramSchema(spec: ParamSpec): Record<string, unknown> {
   for (const k of ["minimum", "maximum", "minLength", "maxLength", "pattern", "enum"] as const) if (spec[k] !== undefined) s[k] = spec[k];
   const d = typeof spec.default === "string" && spec.default.startsWith("today") ? undefined : defaultValue(spec);
   if (d !== undefined) s.default = d;
-  if (spec.example !== undefined) s.examples = [spec.example];
+  if (spec.example !== undefined) s.examples = [exampleValue(name, spec, spec.example)];
   return s;
 }
 
@@ -49,7 +49,7 @@ function operation(e: Endpoint): Record<string, unknown> {
     "x-mcp-tool": e.toolName,
     "x-free-allowance": e.buckets.map((b) => ({ bucket: b.id, per_day_without_key: b.anonymous, per_day_with_key: b.key })),
     parameters: Object.entries(e.params).map(([name, spec]) => ({
-      name, in: "query", required: spec.required === true, description: paramDescription(spec), schema: paramSchema(spec),
+      name, in: "query", required: spec.required === true, description: paramDescription(spec), schema: paramSchema(spec, name),
       ...(spec.type === "array" ? { style: "form", explode: false } : {}),
     })),
     responses: {

@@ -141,6 +141,28 @@ function coerceList(name: string, spec: ParamSpec, raw: string): unknown[] {
   });
 }
 
+/**
+ * An example value as the parameter's JSON Schema types it: what the endpoint would make of it ("gbp" -> "GBP",
+ * "1" -> true, "a,b" -> ["a", "b"]), so what search_apis and the tool schemas show validates against them. Bounds
+ * relative to today are not checked (an example's date may be older than a rolling window); a value the parameter
+ * would refuse stays as written.
+ */
+export function exampleValue(name: string, spec: ParamSpec, raw: unknown): unknown {
+  if (raw === undefined || raw === null) return raw;
+  const text = Array.isArray(raw) ? raw.join(",") : String(raw);
+  const relaxed: ParamSpec = spec.format === "date" ? { ...spec, earliest: undefined, latest: undefined } : spec;
+  try {
+    return spec.type === "array" ? coerceList(name, relaxed, text) : coerceOne(name, relaxed, text);
+  } catch {
+    return raw;
+  }
+}
+
+/** An example's parameters, each typed by exampleValue; names the endpoint does not declare are kept as given. */
+export function exampleValues(specs: Record<string, ParamSpec>, params: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).map(([name, v]) => [name, Object.hasOwn(specs, name) ? exampleValue(name, specs[name], v) : v]));
+}
+
 export function defaultValue(spec: ParamSpec): unknown {
   if (typeof spec.default === "string" && spec.format === "date") return relativeDay(spec.default) ?? spec.default;
   if (spec.type === "array" && typeof spec.default === "string") return spec.default.split(",");

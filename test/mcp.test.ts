@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { getJson, startTestServer } from "./helpers.ts";
 import { mockBankOfEngland } from "./support/x402-service.ts";
 import { INITIALIZE, callTool, connectMcp, rawPost, textJson } from "./mcp-client.ts";
@@ -154,13 +155,11 @@ describe("MCP server (/mcp)", () => {
       assert.match((result.structuredContent as any).detail, /This endpoint takes: .*code/);
     });
 
-    it("answers an unknown tool with a 404 that says how to find one", async () => {
+    it("answers call_api with an unknown tool with a 404 that says how to find one", async () => {
       const notATool = await callTool(client, "call_api", { tool: "base-rate" });
       assert.equal(notATool.isError, true);
       assert.equal((notATool.structuredContent as any).status, 404);
       assert.match((notATool.structuredContent as any).detail, /search_apis/);
-      const noSuchOperation = await callTool(client, "bank-of-england__base-rate", {});
-      assert.match((noSuchOperation.structuredContent as any).detail, /The bank-of-england group has no endpoint base-rate\. Its endpoints: .*bank-rate/);
     });
 
     it("refuses call_api without a tool, or with arguments that are not an object", async () => {
@@ -190,6 +189,65 @@ describe("MCP server (/mcp)", () => {
       } finally {
         await keyed.close();
       }
+    });
+  });
+
+  describe("JSON-RPC errors", () => {
+    const rejection = async (call: Promise<unknown>) => {
+      try {
+        await call;
+      } catch (e) {
+        return e as McpError;
+      }
+      assert.fail("the call was not refused");
+    };
+
+    it("refuses tools/call of an unknown tool with -32602, saying what there is", async () => {
+      const unknown = await rejection(client.callTool({ name: "no-such-tool", arguments: {} }));
+      assert.ok(unknown instanceof McpError);
+      assert.equal(unknown.code, -32602);
+      assert.match(unknown.message, /Unknown tool: no-such-tool\. .*search_apis/);
+      const noSuchOperation = await rejection(client.callTool({ name: "bank-of-england__base-rate", arguments: {} }));
+      assert.equal(noSuchOperation.code, -32602);
+      assert.match(noSuchOperation.message, /The bank-of-england group has no endpoint base-rate\. Its endpoints: .*bank-rate/);
+    });
+
+    it("refuses tools/call params of the wrong shape with -32602 in words, not a schema dump", async () => {
+      const port = new URL(server.url).port;
+      const call = (id: number, params: unknown) => rawPost(`${server.url}/mcp`, { host: `localhost:${port}` }, { jsonrpc: "2.0", id, method: "tools/call", params });
+      const cases: [unknown, RegExp][] = [
+        [{ arguments: {} }, /name must be the tool's name as a string.*\(got nothing\)/],
+        [{ name: 7 }, /name must be the tool's name as a string.*\(got a number\)/],
+        [{ name: "search_apis", arguments: "UK base rate" }, /arguments must be an object.*\(got a string\)/],
+        [{ name: "search_apis", arguments: ["UK base rate"] }, /arguments must be an object.*\(got an array\)/],
+        ["search_apis", /params must be an object/],
+      ];
+      for (const [i, [params, message]] of cases.entries()) {
+        const res = await call(i + 10, params);
+        assert.equal(res.status, 200);
+        assert.equal(res.body.id, i + 10);
+        assert.equal(res.body.error.code, -32602, JSON.stringify(res.body));
+        assert.match(res.body.error.message, /^Invalid tools\/call params: /);
+        assert.match(res.body.error.message, message);
+        assert.doesNotMatch(res.body.error.message, /invalid_type|"path"|\[\s*\{/);
+      }
+      const viaClient = await rejection(client.request({ method: "tools/call", params: { name: "search_apis", arguments: 5 } } as never, CallToolResultSchema));
+      assert.equal(viaClient.code, -32602);
+      assert.match(viaClient.message, /arguments must be an object/);
+    });
+
+    it("answers a body that is not JSON with -32700", async () => {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"',
+      });
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as any;
+      assert.equal(body.jsonrpc, "2.0");
+      assert.equal(body.id, null);
+      assert.equal(body.error.code, -32700);
+      assert.match(body.error.message, /^Parse error: the body is not valid JSON/);
     });
   });
 

@@ -4,7 +4,7 @@
 import express, { type Express, type Request, type Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { allowedHosts, hostCheck } from "./host-check.ts";
 import { createToolbox, type Toolbox } from "./tools.ts";
 import { PAYMENT_META } from "./results.ts";
@@ -21,9 +21,19 @@ export function mountMcp(app: Express, engine: Engine): void {
   const groupNames = [...engine.registry.groups.keys()];
 
   app.use("/mcp", hostCheck(allowedHosts(engine.config.baseUrl, engine.env.MCP_ALLOWED_HOSTS)));
-  app.post("/mcp", express.json({ limit: "1mb" }), async (req: Request, res: Response) => {
+  const readJson = express.json({ limit: "1mb" });
+  // A body that is not JSON is a JSON-RPC parse error (-32700), not an HTTP problem document.
+  const parseJson = (req: Request, res: Response, next: (err?: unknown) => void) =>
+    readJson(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type !== "entity.parse.failed") return next(err);
+      res.status(400).json({ jsonrpc: "2.0", error: { code: ErrorCode.ParseError, message: `Parse error: the body is not valid JSON (${(err as Error).message}).` }, id: null });
+    });
+  app.post("/mcp", parseJson, async (req: Request, res: Response) => {
     const groups = requestedGroups(req.query.groups, groupNames);
     if (typeof groups === "string") return void res.status(400).json({ jsonrpc: "2.0", error: { code: -32602, message: groups }, id: null });
+    // tools/call params the SDK would refuse with a dump of its schema errors are refused here in words.
+    const badCall = badToolCalls(req.body);
+    if (badCall) return void res.status(200).json(badCall);
 
     const server = buildServer(toolbox, groups, req.ip ?? "unknown");
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -44,6 +54,32 @@ export function mountMcp(app: Express, engine: Engine): void {
   });
 }
 
+/**
+ * JSON-RPC errors (-32602) for tools/call requests whose params are not {name: string, arguments?: object,
+ * _meta?: object}, or undefined when every request is well formed. A batch answers each request; the SDK answers
+ * the rest.
+ */
+function badToolCalls(body: unknown): unknown {
+  const messages = Array.isArray(body) ? body : [body];
+  const errors = messages.flatMap((m) => {
+    if (!m || typeof m !== "object" || (m as { method?: unknown }).method !== "tools/call") return [];
+    const why = toolCallProblem((m as { params?: unknown }).params);
+    return why ? [{ jsonrpc: "2.0", id: (m as { id?: unknown }).id ?? null, error: { code: ErrorCode.InvalidParams, message: `Invalid tools/call params: ${why}` } }] : [];
+  });
+  if (!errors.length) return undefined;
+  return Array.isArray(body) ? errors : errors[0];
+}
+
+function toolCallProblem(params: unknown): string | undefined {
+  const kind = (v: unknown) => (v === undefined ? "nothing" : v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`);
+  if (!params || typeof params !== "object" || Array.isArray(params)) return `params must be an object {name, arguments} (got ${kind(params)}).`;
+  const { name, arguments: args, _meta: meta } = params as Record<string, unknown>;
+  if (typeof name !== "string" || !name) return `name must be the tool's name as a string, e.g. "search_apis" (got ${name === "" ? "an empty string" : kind(name)}).`;
+  if (args !== undefined && (!args || typeof args !== "object" || Array.isArray(args))) return `arguments must be an object of the tool's parameters, e.g. {"query": "UK base rate"} (got ${kind(args)}).`;
+  if (meta !== undefined && (!meta || typeof meta !== "object" || Array.isArray(meta))) return `_meta must be an object (got ${kind(meta)}).`;
+  return undefined;
+}
+
 /** ?groups=a,b (or all) -> group names; a string is the reason it was refused. */
 function requestedGroups(raw: unknown, known: string[]): string[] | string {
   if (raw === undefined) return [];
@@ -59,6 +95,9 @@ function buildServer(toolbox: Toolbox, groups: string[], clientId: string): Serv
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolbox.list(groups) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const unknown = toolbox.unknownTool(request.params.name);
+    // Not McpError, whose message would begin "MCP error -32602:": the client adds that itself.
+    if (unknown) throw Object.assign(new Error(unknown), { code: ErrorCode.InvalidParams });
     const apiKey = extra.requestInfo?.headers["x-api-key"];
     return toolbox.call(request.params.name, request.params.arguments ?? {}, {
       clientId,

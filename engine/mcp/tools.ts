@@ -23,6 +23,8 @@ export interface Toolbox {
   /** search_apis and call_api, then the endpoints of the groups asked for. */
   list(groups: string[]): Tool[];
   call(name: string, args: Record<string, unknown>, caller: Caller): Promise<CallToolResult>;
+  /** Why there is no tool of this name, saying how to find one; undefined when there is. */
+  unknownTool(name: string): string | undefined;
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
@@ -111,6 +113,15 @@ export function createToolbox(engine: Engine): Toolbox {
   }
 
   return {
+    unknownTool(name) {
+      if (name === "search_apis" || name === "call_api" || endpointTools.has(name)) return undefined;
+      const [group, operation] = name.split("__");
+      const g = registry.groups.get(group);
+      const why = operation && g
+        ? `The ${group} group has no endpoint ${operation}. Its endpoints: ${g.endpoints.map((e) => e.operation).join(", ")}.`
+        : "Tools are search_apis, call_api and one per endpoint named <group>__<operation>; search_apis finds them.";
+      return `Unknown tool: ${name}. ${why}`;
+    },
     list(groups) {
       const chosen = new Set(groups);
       return [searchTool, callTool, ...[...endpointTools.values()].filter((t) => chosen.has(registry.byTool(t.name)!.group))];

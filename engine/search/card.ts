@@ -1,6 +1,6 @@
 // What a search hit tells an agent about an endpoint: enough to call it without another look-up.
 import { paramDescription, paramSchema } from "../openapi.ts";
-import type { ParamSpec } from "../params.ts";
+import { exampleValues, type ParamSpec } from "../params.ts";
 import type { Endpoint } from "../registry.ts";
 
 export interface EndpointCard {
@@ -37,13 +37,13 @@ export function endpointCard(e: Endpoint): EndpointCard {
     },
     parameters: parameterSchemas(e.params),
     required: requiredNames(e.params),
-    ...(example ? { example_arguments: example.params } : {}),
+    ...(example ? { example_arguments: exampleValues(e.params, example.params) } : {}),
   };
 }
 
 /** Each parameter as JSON Schema, its description saying what is allowed. */
 export function parameterSchemas(params: Record<string, ParamSpec>): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(Object.entries(params).map(([name, spec]) => [name, { ...paramSchema(spec), description: paramDescription(spec) }]));
+  return Object.fromEntries(Object.entries(params).map(([name, spec]) => [name, { ...paramSchema(spec, name), description: paramDescription(spec) }]));
 }
 
 const requiredNames = (params: Record<string, ParamSpec>) => Object.entries(params).filter(([, spec]) => spec.required).map(([name]) => name);

@@ -1,10 +1,12 @@
 // The ranking behind search_apis: BM25F over the endpoint files' own words. Each endpoint is one document with
-// weighted fields (its name, summary, keywords, group title, description, parameter names); a query is
-// matched on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never
-// use, by near spellings. Built once at start-up; a search takes well under a millisecond (npm run bench -- search).
+// weighted fields (its name, summary, keywords, description, parameter names); each group is a document of its
+// own among the groups (name, title, keywords, description) whose score adds to its endpoints'. A query is matched
+// on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never use, by
+// near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
+// of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
 import { SYNONYMS } from "./synonyms.ts";
 import { isPair, terms } from "./text.ts";
-import type { Endpoint } from "../registry.ts";
+import type { Endpoint, Group } from "../registry.ts";
 
 export interface SearchOptions {
   /** Only this group's endpoints. */
@@ -22,44 +24,114 @@ export interface SearchIndex {
   search(query: string, opts?: SearchOptions): SearchHit[];
 }
 
-/** How much a match in each field counts. The name, summary and keywords say what an endpoint is for. */
+/** How much a match in each of an endpoint's own fields counts. The name, summary and keywords say what it is for. */
 const FIELD_WEIGHTS = {
   name: 3,
   keywords: 3,
   summary: 2.5,
-  group: 1.2,
   description: 1,
   params: 0.8,
   paramText: 0.3,
 } as const;
-type Field = keyof typeof FIELD_WEIGHTS;
-const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
+
+/** A group's fields: its name and title, its keywords, its description. */
+const GROUP_FIELD_WEIGHTS = {
+  name: 3,
+  keywords: 2,
+  description: 1,
+} as const;
 
 const K1 = 1.2;
 const B = 0.6;
 const SYNONYM_WEIGHT = 0.5;
 const NEAR_SPELLING_WEIGHT = 0.6;
 const NAME_IN_QUERY_BONUS = 10;
+/** Adjacent words matched as a pair: a bonus on top of each word's own match, so less than a word. */
+const PAIR_WEIGHT = 0.5;
+/** How much an endpoint's group, scored among the groups, adds to the endpoint's own score. */
+const GROUP_WEIGHT = 0.5;
+/** An endpoint's score is scaled by ((words it matches + 1) / (words known + 1)) to this power: all the asked-for things beat one of them said many times. */
+const COORDINATION = 0.5;
+/** A number in a query is mostly a value (an amount, a date, an id); it says which endpoint only where one is named by it. */
+const NUMERIC = /^[0-9~]+$|^\d|~\d/;
+const NUMBER_FIELDS = new Set<string>(["name", "keywords", "params"]);
 
-interface Doc {
-  endpoint: Endpoint;
-  /** field -> term -> count */
-  tf: Record<Field, Map<string, number>>;
-  len: Record<Field, number>;
+/**
+ * BM25F over documents with weighted fields: each term's count in a field is weighed and length-normalised, the
+ * fields summed, then saturated once, so a word repeated across fields counts as one strong match, not many.
+ */
+class Corpus {
+  readonly postings = new Map<string, number[]>();
+  private readonly tf: Map<string, number>[][];
+  private readonly len: number[][];
+  private readonly avgLen: number[];
+  private readonly weights: number[];
+  private readonly names: string[];
+
+  constructor(fieldWeights: Record<string, number>, docs: Record<string, string[]>[]) {
+    this.names = Object.keys(fieldWeights);
+    this.weights = Object.values(fieldWeights);
+    this.tf = docs.map((d) => this.names.map((f) => countTerms(d[f] ?? [])));
+    this.len = this.tf.map((fields) => fields.map((m) => [...m.values()].reduce((a, b) => a + b, 0)));
+    this.avgLen = this.names.map((_, f) => this.len.reduce((a, l) => a + l[f], 0) / Math.max(docs.length, 1) || 1);
+    for (const [i, fields] of this.tf.entries()) {
+      for (const t of new Set(fields.flatMap((m) => [...m.keys()]))) {
+        const list = this.postings.get(t);
+        if (list) list.push(i);
+        else this.postings.set(t, [i]);
+      }
+    }
+  }
+
+  idf(t: string): number {
+    const df = this.postings.get(t)?.length ?? 0;
+    return Math.log(1 + (this.tf.length - df + 0.5) / (df + 0.5));
+  }
+
+  /** The BM25F contribution of one term to one document. */
+  score(i: number, t: string): number {
+    let tf = 0;
+    const numeric = NUMERIC.test(t);
+    for (const [f, m] of this.tf[i].entries()) {
+      if (numeric && !NUMBER_FIELDS.has(this.names[f])) continue;
+      const n = m.get(t);
+      if (n) tf += (this.weights[f] * n) / (1 - B + (B * this.len[i][f]) / this.avgLen[f]);
+    }
+    return (this.idf(t) * tf * (K1 + 1)) / (K1 + tf);
+  }
+
+  /** Each document's score for a query expanded into alternatives: the best alternative of each query term, summed. */
+  scores(expanded: Map<string, number>[], keep: (i: number) => boolean = () => true): Map<number, number> {
+    const scores = new Map<number, number>();
+    for (const alts of expanded) {
+      const best = new Map<number, number>();
+      for (const [t, w] of alts) {
+        for (const i of this.postings.get(t) ?? []) {
+          if (keep(i)) best.set(i, Math.max(best.get(i) ?? 0, w * this.score(i, t)));
+        }
+      }
+      for (const [i, s] of best) scores.set(i, (scores.get(i) ?? 0) + s);
+    }
+    return scores;
+  }
 }
 
-function fieldTexts(e: Endpoint): Record<Field, string[]> {
-  const g = e.groupInfo;
+function fieldTexts(e: Endpoint): Record<keyof typeof FIELD_WEIGHTS, string[]> {
   return {
-    name: [e.operation, e.group],
+    name: [e.operation],
     keywords: e.keywords,
     summary: [e.summary],
-    group: [g.title, ...g.keywords],
-    description: [e.description, g.description],
+    description: [e.description],
     params: Object.keys(e.params),
     paramText: Object.values(e.params).map((p) => p.description),
   };
 }
+
+const groupTexts = (g: Group): Record<keyof typeof GROUP_FIELD_WEIGHTS, string[]> => ({
+  name: [g.name, g.title],
+  keywords: g.keywords,
+  description: [g.description],
+});
 
 function countTerms(texts: string[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -67,86 +139,72 @@ function countTerms(texts: string[]): Map<string, number> {
   return counts;
 }
 
+/**
+ * Endpoints are scored on their own fields; their group, scored as a document of its own among the groups, adds
+ * its share to each of its endpoints. So a group's words pick the group without drowning what tells its endpoints apart.
+ */
 export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
-  const docs: Doc[] = [...endpoints].map((endpoint) => {
-    const texts = fieldTexts(endpoint);
-    const tf = Object.fromEntries(FIELDS.map((f) => [f, countTerms(texts[f])])) as Doc["tf"];
-    const len = Object.fromEntries(FIELDS.map((f) => [f, [...tf[f].values()].reduce((a, b) => a + b, 0)])) as Doc["len"];
-    return { endpoint, tf, len };
-  });
-  const avgLen = Object.fromEntries(FIELDS.map((f) => [f, docs.reduce((a, d) => a + d.len[f], 0) / Math.max(docs.length, 1) || 1])) as Record<Field, number>;
-
-  const postings = new Map<string, number[]>();
-  for (const [i, d] of docs.entries()) {
-    const seen = new Set(FIELDS.flatMap((f) => [...d.tf[f].keys()]));
-    for (const t of seen) {
-      const list = postings.get(t);
-      if (list) list.push(i);
-      else postings.set(t, [i]);
-    }
-  }
-  const vocabulary = [...postings.keys()].filter((t) => !isPair(t));
-  const idf = (t: string) => {
-    const df = postings.get(t)?.length ?? 0;
-    return Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
-  };
-
-  /** The BM25F contribution of one term to one document. */
-  function termScore(d: Doc, t: string): number {
-    let tf = 0;
-    for (const f of FIELDS) {
-      const n = d.tf[f].get(t);
-      if (n) tf += (FIELD_WEIGHTS[f] * n) / (1 - B + (B * d.len[f]) / avgLen[f]);
-    }
-    return (idf(t) * tf * (K1 + 1)) / (K1 + tf);
-  }
+  const list = [...endpoints];
+  const corpus = new Corpus(FIELD_WEIGHTS, list.map(fieldTexts));
+  const groups = [...new Map(list.map((e) => [e.group, e.groupInfo])).values()];
+  const groupCorpus = new Corpus(GROUP_FIELD_WEIGHTS, groups.map(groupTexts));
+  const groupOf = list.map((e) => groups.findIndex((g) => g.name === e.group));
+  const { postings } = corpus;
+  const vocabulary = [...new Set([...postings.keys(), ...groupCorpus.postings.keys()])].filter((t) => !isPair(t));
+  const known = (t: string) => postings.has(t) || groupCorpus.postings.has(t);
+  const idf = (t: string) => (postings.has(t) ? corpus.idf(t) : groupCorpus.idf(t));
 
   /**
    * Each query term with its alternatives and their weights: the term itself, its synonyms, and longer forms or
    * near spellings. A document scores the best of a term's alternatives, so a word with many synonyms counts once.
    */
-  function expand(query: string): Map<string, number>[] {
+  function expand(query: string): { term: string; alts: Map<string, number> }[] {
     return terms(query).map((t) => {
       const alts = new Map<string, number>();
       // An alternative never says more than the word itself: a rarer synonym is weighed at the word's rarity.
-      const cap = postings.has(t) ? idf(t) : Infinity;
+      const cap = known(t) ? idf(t) : Infinity;
       const add = (alt: string, w: number) => alts.set(alt, Math.max(alts.get(alt) ?? 0, w * Math.min(1, cap / idf(alt))));
-      if (postings.has(t)) add(t, 1);
-      if (!isPair(t)) for (const near of nearSpellings(t, postings.has(t))) add(near, NEAR_SPELLING_WEIGHT);
-      for (const alt of SYNONYMS.get(t) ?? []) if (postings.has(alt)) add(alt, SYNONYM_WEIGHT);
-      return alts;
+      const own = isPair(t) ? PAIR_WEIGHT : 1;
+      if (known(t)) add(t, own);
+      if (!isPair(t)) for (const near of nearSpellings(t, known(t))) add(near, NEAR_SPELLING_WEIGHT);
+      for (const alt of SYNONYMS.get(t) ?? []) if (known(alt)) add(alt, SYNONYM_WEIGHT * own);
+      return { term: t, alts };
     });
   }
 
   /** Longer forms of a word ("valid" -> "validat"), and for a word the files never use, near spellings too. */
-  function nearSpellings(t: string, known: boolean): string[] {
+  function nearSpellings(t: string, isKnown: boolean): string[] {
     if (t.length < 4) return [];
-    const near = (v: string) => v !== t && v.length >= 4 && (v.startsWith(t) || (!known && (t.startsWith(v) || (t.length >= 5 && withinOneEdit(t, v)))));
+    const near = (v: string) => v !== t && v.length >= 4 && (v.startsWith(t) || (!isKnown && (t.startsWith(v) || (t.length >= 5 && withinOneEdit(t, v)))));
     return vocabulary.filter(near).slice(0, 5);
   }
 
   return {
     search(query, opts = {}) {
       const limit = Math.max(1, opts.limit ?? 5);
-      const scores = new Map<number, number>();
-      for (const alts of expand(query)) {
-        const best = new Map<number, number>();
-        for (const [t, w] of alts) {
-          for (const i of postings.get(t) ?? []) {
-            if (opts.group && docs[i].endpoint.group !== opts.group) continue;
-            best.set(i, Math.max(best.get(i) ?? 0, w * termScore(docs[i], t)));
-          }
-        }
-        for (const [i, s] of best) scores.set(i, (scores.get(i) ?? 0) + s);
+      const expanded = expand(query);
+      const alts = expanded.map((x) => x.alts);
+      const inGroup = (i: number) => !opts.group || list[i].group === opts.group;
+      const scores = corpus.scores(alts, inGroup);
+      const groupScores = groupCorpus.scores(alts);
+      for (const [i, e] of list.entries()) {
+        if (!inGroup(i)) continue;
+        const g = groupScores.get(groupOf[i]) ?? 0;
+        const named = namedIn(query, e) ? NAME_IN_QUERY_BONUS : 0;
+        if (scores.has(i) || named) scores.set(i, (scores.get(i) ?? 0) + GROUP_WEIGHT * g + named);
       }
-      for (const [i, d] of docs.entries()) {
-        if (opts.group && d.endpoint.group !== opts.group) continue;
-        if (namedIn(query, d.endpoint)) scores.set(i, (scores.get(i) ?? 0) + NAME_IN_QUERY_BONUS);
+      {
+        // Words (not pairs, not numbers) some endpoint or group knows: the share of them an endpoint matches scales its score.
+        const words = expanded.filter((x) => !isPair(x.term) && !NUMERIC.test(x.term) && x.alts.size);
+        for (const [i, s] of scores) {
+          const hit = words.filter((x) => [...x.alts.keys()].some((t) => corpus.score(i, t) > 0 || (groupCorpus.postings.get(t)?.includes(groupOf[i]) ?? false))).length;
+          scores.set(i, s * ((hit + 1) / (words.length + 1)) ** COORDINATION);
+        }
       }
       return [...scores.entries()]
-        .sort((a, b) => b[1] - a[1] || docs[a[0]].endpoint.toolName.localeCompare(docs[b[0]].endpoint.toolName))
+        .sort((a, b) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName))
         .slice(0, limit)
-        .map(([i, score]) => ({ endpoint: docs[i].endpoint, score: Math.round(score * 100) / 100 }));
+        .map(([i, score]) => ({ endpoint: list[i], score: Math.round(score * 100) / 100 }));
     },
   };
 }

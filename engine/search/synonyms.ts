@@ -12,7 +12,7 @@ const GROUPS: string[][] = [
   ["euro", "eur"],
   ["yen", "jpy"],
   ["swiss franc", "chf"],
-  ["canadian", "cad"],
+  ["canadian", "loonie", "cad"],
   ["australian", "aussie", "aud"],
   ["bond", "gilt", "yield"],
   ["home loan", "mortgage"],

@@ -5,7 +5,7 @@ const STOP_WORDS = new Set(
   ("a an and any are as at be by can do does for from get give gives has have how i in into is it its me my of on or " +
     "our please right show shows so tell than that the their them then there these this to us was what when where " +
     "which who whose why will with would you your now current currently today latest look up find check want need " +
-    "some about per")
+    "some about per between")
     .split(" "),
 );
 
@@ -16,12 +16,16 @@ export function stem(word: string): string {
   if (w.endsWith("'s")) w = w.slice(0, -2);
   if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith("sses")) w = w.slice(0, -2);
-  else if (w.endsWith("s") && !/(ss|us|is|ys)$/.test(w)) w = w.slice(0, -1);
+  else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  const verb = (w.endsWith("ing") && w.length > 5) || (w.endsWith("ed") && w.length > 4);
   if (w.endsWith("ing") && w.length > 5) w = w.slice(0, -3);
   else if (w.endsWith("ed") && w.length > 4) w = w.slice(0, -2);
   else if (w.endsWith("ly") && w.length > 5) w = w.slice(0, -2);
   if (w.length > 3 && /([^aeiou])\1$/.test(w) && !/(ll|ss|zz)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
+  // A soft c keeps its e, and gets it back where -ed or -ing took it ("priced", "pricing" -> "price"), so that
+  // "France" stays a country and never meets the franc.
+  if (verb && w.length > 3 && /[^c]c$/.test(w)) w = `${w}e`;
+  if (w.length > 3 && w.endsWith("e") && !w.endsWith("ce")) w = w.slice(0, -1);
   if (w.length > 3 && w.endsWith("y")) w = `${w.slice(0, -1)}i`;
   return w;
 }
