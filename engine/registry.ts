@@ -37,6 +37,8 @@ export interface Step {
   method: "GET" | "POST";
   /** POST: the JSON body template (strings are templates). */
   body?: unknown;
+  /** POST: the body sent as JSON (default) or as an HTML form (application/x-www-form-urlencoded). */
+  bodyFormat: "json" | "form";
   /** What a real answer looks like: a regex on the raw body, an empty body allowed, a JSONata test on the parsed body. */
   expect?: { match?: RegExp; empty?: boolean };
   expectTest?: jsonata.Expression;
@@ -181,6 +183,7 @@ function compileStep(raw: Record<string, unknown>): Step {
     headers: (raw.headers ?? {}) as Record<string, string>,
     method: (raw.method ?? "GET") as "GET" | "POST",
     body: raw.body,
+    bodyFormat: (raw.body_format ?? "json") as "json" | "form",
     expect: expect ? { match: expect.match ? new RegExp(expect.match) : undefined, empty: expect.empty } : undefined,
     expectTest: expect?.test ? expression(expect.test) : undefined,
     format: (raw.format ?? "json") as BodyFormat,

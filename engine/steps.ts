@@ -71,7 +71,7 @@ async function renderBody(template: unknown, scope: Scope): Promise<unknown> {
 async function fetchStep(upstream: UpstreamClient, step: Step, path: string, query: Record<string, string>, requestBody: unknown, scope: Scope, fetched: Fetched[]): Promise<unknown> {
   try {
     const answer = await upstream.fetch({
-      source: step.source, path, query, headers: step.headers, method: step.method, body: requestBody, format: step.format, csv: step.csv,
+      source: step.source, path, query, headers: step.headers, method: step.method, body: requestBody, bodyFormat: step.bodyFormat, format: step.format, csv: step.csv,
       cacheMs: durationMs(step.cache), reject: step.reject.map((r) => r.match), expect: step.expect,
     });
     if (step.expectTest && !(await step.expectTest.evaluate(answer.body, scope))) {

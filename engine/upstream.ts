@@ -18,6 +18,8 @@ export interface UpstreamRequest {
   /** GET (default) or POST with a JSON body. */
   method?: "GET" | "POST";
   body?: unknown;
+  /** How a POST body is sent: JSON (default), or an HTML form (the body an object of fields). */
+  bodyFormat?: "json" | "form";
   format?: BodyFormat;
   csv?: CsvOptions;
   /** How long the parsed response may be reused; 0 = not cached. */
@@ -163,7 +165,7 @@ export class UpstreamClient {
 
   /** The request's cache key: everything that makes two requests the same (credentials excepted). */
   private key(req: UpstreamRequest, publicUrl: string): string {
-    return [req.method ?? "GET", req.format ?? "json", publicUrl, JSON.stringify(req.headers ?? {}), JSON.stringify(req.body ?? null), JSON.stringify(req.csv ?? {})].join(" ");
+    return [req.method ?? "GET", req.format ?? "json", publicUrl, JSON.stringify(req.headers ?? {}), req.bodyFormat ?? "json", JSON.stringify(req.body ?? null), JSON.stringify(req.csv ?? {})].join(" ");
   }
 
   async fetch(req: UpstreamRequest): Promise<Fetched> {
@@ -223,7 +225,7 @@ export class UpstreamClient {
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
       "user-agent": env.UPSTREAM_USER_AGENT || USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers,
-      ...(req.method === "POST" ? { "content-type": "application/json" } : {}),
+      ...(req.method === "POST" ? { "content-type": req.bodyFormat === "form" ? "application/x-www-form-urlencoded" : "application/json" } : {}),
     };
     // An OAuth2 source's bearer token; when the upstream refuses it (401), one more try with a fresh token.
     let token = source.auth?.type === "oauth2" && credential === "set" ? await this.tokens.token(source) : undefined;
@@ -254,7 +256,7 @@ export class UpstreamClient {
       const sent = Date.now();
       let res: Exchange;
       try {
-        res = await exchange(url, { method: req.method, headers, body: req.body === undefined ? undefined : JSON.stringify(req.body), timeoutMs: Math.min(timeout, left), maxBytes, base });
+        res = await exchange(url, { method: req.method, headers, body: encodeBody(req), timeoutMs: Math.min(timeout, left), maxBytes, base });
       } catch (e) {
         if (!(e instanceof ExchangeError)) throw e;
         if (e.kind === "too_large") throw fail("too_large", e.message);
@@ -321,6 +323,15 @@ export class UpstreamClient {
     for (const key of [...shown.searchParams.keys()]) if (!pub.searchParams.has(key)) shown.searchParams.delete(key);
     return redactSecrets(shown.toString(), [source], this.opts.env ?? process.env);
   }
+}
+
+/** A POST body as sent: JSON, or form fields (an object's members; null and undefined left out). */
+function encodeBody(req: UpstreamRequest): string | undefined {
+  if (req.body === undefined) return undefined;
+  if (req.bodyFormat !== "form") return JSON.stringify(req.body);
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries((req.body ?? {}) as Record<string, unknown>)) if (v !== undefined && v !== null) form.append(k, typeof v === "string" ? v : JSON.stringify(v));
+  return form.toString();
 }
 
 function lower(h: Record<string, string> | undefined): Record<string, string> {

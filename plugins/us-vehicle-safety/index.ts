@@ -1,0 +1,31 @@
+// us-vehicle-safety/ratings: NCAP lists a model year's variants (body style, drive) with their vehicle ids, and
+// rates each variant in a call of its own; the variants' ratings are asked for concurrently (at most 8) through
+// the shared client. The endpoint's transform shapes each raw rating as us-vehicle-safety/rating does.
+import { UpstreamError } from "../../engine/upstream.ts";
+import type { PluginContext } from "../../engine/plugin.ts";
+
+type Row = Record<string, any>;
+const MAX_VARIANTS = 8;
+const DAY = 86_400_000;
+
+export async function ratings(ctx: PluginContext): Promise<Row> {
+  const { make, model, year } = ctx.params as { make: string; model: string; year: number };
+  const path = `/SafetyRatings/modelyear/${year}/make/${encodeURIComponent(make.trim())}/model/${encodeURIComponent(model.trim())}`;
+  let list: Row;
+  try {
+    list = (await ctx.fetch({ source: "nhtsa", path, cacheMs: DAY })) as Row;
+  } catch (e) {
+    // NHTSA's APIs answer some empty results with HTTP 400.
+    if (e instanceof UpstreamError && e.status === 400) list = { Results: [] };
+    else throw e;
+  }
+  if (!Array.isArray(list?.Results)) throw new UpstreamError("unexpected", "nhtsa", `https://api.nhtsa.gov${path}`, "answered without a Results list");
+  const variants = list.Results.filter((v: Row) => Number.isInteger(v.VehicleId)).slice(0, MAX_VARIANTS);
+  const rated = await Promise.all(variants.map(async (v: Row) => {
+    const body = (await ctx.fetch({ source: "nhtsa", path: `/SafetyRatings/VehicleId/${v.VehicleId}`, cacheMs: DAY })) as Row;
+    const r = body?.Results?.[0];
+    if (!r) throw new UpstreamError("unexpected", "nhtsa", `https://api.nhtsa.gov/SafetyRatings/VehicleId/${v.VehicleId}`, "answered a listed vehicle id without its ratings");
+    return r;
+  }));
+  return { total: list.Results.length, variants: rated };
+}
