@@ -53,11 +53,15 @@ export function parseBodyOffThread(text: string, format: BodyFormat, csv?: CsvOp
     worker.on("message", (m: { id: number; body?: unknown; error?: string }) => {
       const w = waiting.get(m.id);
       waiting.delete(m.id);
-      if (!waiting.size) worker?.unref();
+      // An idle worker is ended: the heap a 10 MB parse grew goes back to the system with it.
+      if (!waiting.size) {
+        void worker?.terminate();
+        worker = undefined;
+      }
       if (m.error !== undefined) w?.reject(new Error(m.error));
       else w?.resolve(m.body);
     });
-    worker.on("error", (e) => {
+    worker.on("error", (e: Error) => {
       for (const w of waiting.values()) w.reject(e);
       waiting.clear();
       worker = undefined;
