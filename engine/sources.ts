@@ -31,6 +31,8 @@ export interface SourceSpec {
   max_bytes?: number;
   /** Honour the upstream's HTTP caching: keep a response until its Expires, revalidate with If-Modified-Since. */
   http_cache?: boolean;
+  /** Query parameters read from the environment (contact details an upstream asks for, e.g. Crossref's mailto): sent when set or defaulted, never shown in answers. */
+  query_env?: Record<string, { env: string; default?: string }>;
 }
 
 export interface Source extends SourceSpec {
@@ -107,6 +109,16 @@ export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): {
     case "query": return { headers: {}, query: { [a.name ?? "api_key"]: secret } };
     case "oauth2": return { headers: {}, query: {} };
   }
+}
+
+/** The source's query_env parameters that have a value (the variable's, else the default). */
+export function envQuery(source: Source, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, q] of Object.entries(source.query_env ?? {})) {
+    const v = env[q.env] || q.default;
+    if (v) out[name] = v;
+  }
+  return out;
 }
 
 /** Replaces every credential value of every source in a text (an error message that may quote a request). */

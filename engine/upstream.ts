@@ -3,7 +3,7 @@
 // redirects only within the source's host, an LRU response cache and single-flight. A response is cached only
 // once the call that asked for it has succeeded (keep()), so a wrong or failed answer is never served again.
 import { LRUCache } from "lru-cache";
-import { authFor, credentialState, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
+import { authFor, credentialState, envQuery, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
 import { OAuth2Tokens } from "./oauth2.ts";
 import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-body.ts";
 import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
@@ -213,6 +213,7 @@ export class UpstreamClient {
     const url = new URL(base.href.replace(/\/$/, "") + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries(envQuery(source, env))) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
       "user-agent": env.UPSTREAM_USER_AGENT || USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers,
       ...(req.method === "POST" ? { "content-type": "application/json" } : {}),

@@ -63,7 +63,8 @@ const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "ap
 
 /** The stand-in value of every credential variable the sources name: "test-<variable lower-cased>". */
 export function standInCredentials(sources: Iterable<Source>): Record<string, string> {
-  return Object.fromEntries([...sources].flatMap((s) => credentialVars(s).map((v) => [v, `test-${v.toLowerCase()}`])));
+  const vars = [...sources].flatMap((s) => [...credentialVars(s), ...Object.values(s.query_env ?? {}).map((q) => q.env)]);
+  return Object.fromEntries(vars.map((v) => [v, `test-${v.toLowerCase()}`]));
 }
 
 /** The access token the token service grants for an OAuth2 source's stand-in credentials in examples. */
