@@ -1,8 +1,7 @@
 // The one way this service fetches a URL a caller names (web-reader, seo-tools): the most dangerous thing it does.
 //
-// 1. URL gate (every hop): http/https only, ports 80/443/8080/8443, no user:pass@, no names that are local by
-//    definition (localhost, *.local, *.internal, *.localhost, a single label), and an address literal (the WHATWG
-//    parser has already turned 0x7f000001, 2130706433, 0177.0.0.1 and 127.1 into 127.0.0.1) must be allowed.
+// 1. URL gate (engine/url-gate.ts) on every hop: http/https only, usual ports, no user:pass@, no local names,
+//    and an address literal in any spelling (0x7f000001, 2130706433, 127.1) must be public.
 // 2. Connect-time check: request-filtering-agent's agents validate the address the socket actually connects to,
 //    inside the socket's own DNS lookup, so a name that resolves differently a second time (DNS rebinding) cannot
 //    slip a private address past a pre-check: the checked address is the connected one. Our own lookup wrapper
@@ -13,14 +12,15 @@
 // 5. robots.txt of each origin is read (cached an hour) and honoured for our User-Agent's product token
 //    (RFC 9309: 4xx = no rules; 5xx or unreachable = everything disallowed).
 import dns from "node:dns";
-import net from "node:net";
 import type { LookupFunction } from "node:net";
 import got from "got";
-import ipaddr from "ipaddr.js";
 import robotsParserModule from "robots-parser";
 import { LRUCache } from "lru-cache";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { USER_AGENT } from "../../engine/upstream.ts";
+import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/url-gate.ts";
+
+export { checkUrl, isAllowedAddress, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../../engine/url-gate.ts";
 
 /** robots-parser's rules for one file (its bundled types do not resolve under nodenext: the CJS export is the function). */
 export interface RobotsRules {
@@ -38,83 +38,21 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_REDIRECTS = 5;
 const ROBOTS_MAX_BYTES = 500 * 1024; // RFC 9309: crawlers must parse at least 500 KiB
 const ROBOTS_TTL_MS = 3_600_000;
-const ALLOWED_PORTS = new Set(["", "80", "443", "8080", "8443"]);
-const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".localdomain"];
-
-/** Addresses that are unicast in ipaddr.js's view but are cloud metadata services all the same. */
-const METADATA_ADDRESSES = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254", "168.63.129.16"];
-/** Special-purpose blocks that ipaddr.js counts as unicast (RFC 6890): benchmarking, IETF assignments, 6to4 relay, documentation, discard. */
-const EXTRA_BLOCKED_CIDRS = ["198.18.0.0/15", "192.0.0.0/24", "192.88.99.0/24", "2001:db8::/32", "100::/64"];
-const DENIED = [...METADATA_ADDRESSES, ...EXTRA_BLOCKED_CIDRS];
-const METADATA_NAMES = new Set(["metadata.google.internal", "metadata", "instance-data", "instance-data.ec2.internal"]);
-
-export type SafeFetchFailure = "invalid_url" | "blocked_address" | "robots_disallowed" | "too_large" | "timeout" | "network" | "too_many_redirects";
-
-export class SafeFetchError extends Error {
-  readonly kind: SafeFetchFailure;
-  readonly url: string;
-  constructor(kind: SafeFetchFailure, url: string, message: string) {
-    super(message);
-    this.kind = kind;
-    this.url = url;
-  }
-}
-
-/** What only tests may loosen: addresses allowed although private (a local test server), and any port. */
-interface TestPolicy {
-  allowAddresses: string[];
-  anyPort: boolean;
-}
-let testPolicy: TestPolicy | undefined;
-
-/** Tests only: allow these exact addresses (e.g. "127.0.0.1" for a local server) and any port. undefined restores the rules. */
-export function setTestAddressPolicy(policy: TestPolicy | undefined): void {
-  testPolicy = policy;
-  agents = makeAgents();
-}
-
-/** Whether a resolved address may be connected to: public unicast only (no private, loopback, link-local, CGNAT, multicast, reserved, unspecified, mapped or translated forms). */
-export function isAllowedAddress(address: string): boolean {
-  if (!net.isIP(address)) return false;
-  if (testPolicy?.allowAddresses.includes(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  if (METADATA_ADDRESSES.some((m) => ipaddr.parse(m).toNormalizedString() === parsed.toNormalizedString())) return false;
-  if (EXTRA_BLOCKED_CIDRS.some((c) => {
-    const cidr = ipaddr.parseCIDR(c);
-    return cidr[0].kind() === parsed.kind() && (parsed.match as (c: [ipaddr.IPv4 | ipaddr.IPv6, number]) => boolean)(cidr);
-  })) return false;
-  return parsed.range() === "unicast";
-}
 
 function makeAgents(): { http: RequestFilteringHttpAgent; https: RequestFilteringHttpsAgent } {
-  const opts = { keepAlive: false, allowIPAddressList: testPolicy?.allowAddresses ?? [], denyIPAddressList: DENIED };
+  const opts = { keepAlive: false, allowIPAddressList: testAddressPolicy()?.allowAddresses ?? [], denyIPAddressList: DENIED_ADDRESSES };
   return { http: new RequestFilteringHttpAgent(opts), https: new RequestFilteringHttpsAgent(opts) };
 }
 let agents = makeAgents();
+let agentsPolicy: TestPolicy | undefined;
 
-/** Checks a URL before any connection: scheme, port, credentials, local names and address literals. Returns the parsed URL. */
-export function checkUrl(raw: string | URL): URL {
-  let url: URL;
-  try {
-    url = new URL(String(raw));
-  } catch {
-    throw new SafeFetchError("invalid_url", String(raw), "is not an absolute URL");
+/** The filtering agents, rebuilt when a test changes the address policy. */
+function currentAgents(): ReturnType<typeof makeAgents> {
+  if (agentsPolicy !== testAddressPolicy()) {
+    agentsPolicy = testAddressPolicy();
+    agents = makeAgents();
   }
-  const shown = url.href;
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SafeFetchError("invalid_url", shown, `uses ${url.protocol} (only http and https URLs are fetched)`);
-  if (url.username || url.password) throw new SafeFetchError("invalid_url", shown, "carries a user name or password, which is not sent");
-  if (!ALLOWED_PORTS.has(url.port) && !testPolicy?.anyPort) throw new SafeFetchError("invalid_url", shown, `uses port ${url.port} (only 80, 443, 8080 and 8443 are fetched)`);
-  const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
-  if (!host) throw new SafeFetchError("invalid_url", shown, "has no host");
-  if (net.isIP(host)) {
-    if (!isAllowedAddress(host)) throw new SafeFetchError("blocked_address", shown, `points at ${host}, a private, local or reserved address`);
-    return url;
-  }
-  if (host === "localhost" || LOCAL_SUFFIXES.some((s) => host.endsWith(s)) || METADATA_NAMES.has(host) || !host.includes(".")) {
-    throw new SafeFetchError("blocked_address", shown, `names ${host}, a local host name`);
-  }
-  return url;
+  return agents;
 }
 
 /** dns.lookup with every answer checked; a name with any forbidden address is refused outright. */
@@ -204,7 +142,7 @@ function exchange(url: URL, opts: ExchangeOpts): Promise<{ status: number; heade
     const stream = got.stream(url, {
       method: opts.method ?? "GET",
       headers: { "user-agent": userAgent(opts.env), accept: opts.accept ?? "*/*" },
-      agent: agents,
+      agent: currentAgents(),
       dnsLookup: guardedLookup(opts.lookup ?? (dns.lookup as unknown as LookupFunction)) as never,
       dnsCache: undefined,
       timeout: { request: left },
