@@ -46,7 +46,9 @@ export interface Step {
 
 /** A recorded upstream answer, and what the request for it must look like. */
 export interface Fixture {
-  source: string;
+  /** The sources.yaml source the request goes to; or `origin`, the site a caller's URL names (web-reader, seo-tools). */
+  source?: string;
+  origin?: string;
   path: string;
   query?: Record<string, string>;
   headers?: Record<string, string>;
