@@ -52,7 +52,8 @@ export interface Fixture {
   path: string;
   query?: Record<string, string>;
   headers?: Record<string, string>;
-  method?: "GET" | "POST";
+  /** HEAD only for origin fixtures (seo-tools redirects asks sites with HEAD). */
+  method?: "GET" | "POST" | "HEAD";
   body?: unknown;
   file: string;
   status?: number;

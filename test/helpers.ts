@@ -98,7 +98,7 @@ export function mockExample(registry: Registry, example: Example): nock.Scope[] 
     const type = f.content_type ?? FORMAT_TYPES[path.extname(f.file).slice(1)] ?? "application/octet-stream";
     const scope = nock(f.origin ?? source!.base_url);
     for (const [name, value] of Object.entries(f.headers ?? {})) scope.matchHeader(name, value);
-    const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : scope.get(f.path);
+    const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : f.method === "HEAD" ? scope.head(f.path) : scope.get(f.path);
     return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type, ...f.reply_headers });
   })];
 }

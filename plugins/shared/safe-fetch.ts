@@ -73,6 +73,8 @@ export interface SafeFetchOptions {
   /** The whole call, redirects and robots.txt included. */
   timeoutMs?: number;
   maxRedirects?: number;
+  /** false: answer the first response, a redirect included (its Location unfollowed), for a caller that walks hops itself. */
+  followRedirects?: boolean;
   method?: "GET" | "HEAD";
   accept?: string;
   /** Skip robots.txt (only for robots.txt itself, or a caller asking what a site's robots.txt says). */
@@ -115,7 +117,7 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
     const res = await exchange(current, { ...opts, deadline, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES });
     const location = res.status >= 300 && res.status < 400 && typeof res.headers.location === "string" ? res.headers.location : null;
     hops.push({ url: current.href, status: res.status, location, ms: res.ms });
-    if (!location || res.status === 304) {
+    if (!location || res.status === 304 || opts.followRedirects === false) {
       return { url: hops[0].url, final_url: current.href, status: res.status, headers: res.headers, body: res.body, hops };
     }
     if (hops.length > maxRedirects) throw new SafeFetchError("too_many_redirects", hops[0].url, `redirected more than ${maxRedirects} times`);
@@ -196,7 +198,7 @@ function exchange(url: URL, opts: ExchangeOpts): Promise<{ status: number; heade
 
 // robots.txt per origin: the parsed rules (or null = everything allowed, "all" = everything disallowed).
 type Robots = RobotsRules | null | "all";
-const robotsCache = new LRUCache<string, { robots: Robots; status: number | null }>({ max: 2_000, ttl: ROBOTS_TTL_MS });
+const robotsCache = new LRUCache<string, { robots: Robots; file: RobotsFile }>({ max: 2_000, ttl: ROBOTS_TTL_MS });
 
 /** Tests only: forget cached robots.txt files. */
 export function clearRobotsCache(): void {
@@ -214,7 +216,7 @@ export interface RobotsFile {
 export async function fetchRobots(origin: string, opts: SafeFetchOptions = {}): Promise<RobotsFile> {
   const url = `${origin}/robots.txt`;
   try {
-    const res = await safeFetch(url, { ...opts, ignoreRobots: true, maxBytes: ROBOTS_MAX_BYTES, accept: "text/plain" });
+    const res = await safeFetch(url, { ...opts, method: "GET", followRedirects: true, ignoreRobots: true, maxBytes: ROBOTS_MAX_BYTES, accept: "text/plain" });
     return { url, status: res.status, text: res.status < 300 ? res.body.toString("utf8") : null };
   } catch (e) {
     if (e instanceof SafeFetchError && (e.kind === "network" || e.kind === "timeout")) return { url, status: null, text: null };
@@ -222,18 +224,29 @@ export async function fetchRobots(origin: string, opts: SafeFetchOptions = {}): 
   }
 }
 
-async function assertRobotsAllow(url: URL, opts: SafeFetchOptions & { deadline: number }): Promise<void> {
-  const origin = url.origin;
+/** An origin's robots.txt, read once an hour (the fetcher checks every URL against it; seo-tools shows it). */
+export async function cachedRobots(origin: string, opts: SafeFetchOptions = {}): Promise<RobotsFile> {
+  return (await robotsEntry(origin, opts)).file;
+}
+
+async function robotsEntry(origin: string, opts: SafeFetchOptions): Promise<{ robots: Robots; file: RobotsFile }> {
   let entry = robotsCache.get(origin);
   if (!entry) {
-    const file = await fetchRobots(origin, { ...opts, timeoutMs: Math.max(1, opts.deadline - Date.now()) });
+    const file = await fetchRobots(origin, opts);
     const robots: Robots = file.status === null || file.status >= 500 ? "all" : file.text === null ? null : robotsParser(file.url, file.text);
-    entry = { robots, status: file.status };
+    entry = { robots, file };
     robotsCache.set(origin, entry);
   }
+  return entry;
+}
+
+async function assertRobotsAllow(url: URL, opts: SafeFetchOptions & { deadline: number }): Promise<void> {
+  const origin = url.origin;
+  const entry = await robotsEntry(origin, { ...opts, timeoutMs: Math.max(1, opts.deadline - Date.now()) });
   const ua = userAgent(opts.env);
   if (entry.robots === "all") {
-    throw new SafeFetchError("robots_disallowed", url.href, `cannot be fetched: ${origin}/robots.txt ${entry.status === null ? "could not be reached" : `answered HTTP ${entry.status}`}, which under RFC 9309 means nothing may be crawled`);
+    const status = entry.file.status;
+    throw new SafeFetchError("robots_disallowed", url.href, `cannot be fetched: ${origin}/robots.txt ${status === null ? "could not be reached" : `answered HTTP ${status}`}, which under RFC 9309 means nothing may be crawled`);
   }
   if (entry.robots && entry.robots.isDisallowed(url.href, ua)) {
     const line = entry.robots.getMatchingLineNumber(url.href, ua);
