@@ -6,7 +6,9 @@ import http from "node:http";
 import zlib from "node:zlib";
 import type { AddressInfo, LookupFunction } from "node:net";
 import { checkUrl, clearRobotsCache, isAllowedAddress, safeFetch, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../plugins/shared/safe-fetch.ts";
+import nock from "nock";
 import { USER_AGENT } from "../engine/upstream.ts";
+import { isolateNetwork } from "./helpers.ts";
 
 /** A lookup that answers `answers` in turn (the last one repeats), counting the calls. */
 function fakeLookup(...answers: string[]): LookupFunction & { calls: number } {
@@ -86,6 +88,9 @@ describe("safe fetch: connections", () => {
   const routes = new Map<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>();
 
   before(async () => {
+    // Other test files leave nock refusing every host but loopback, before any DNS lookup: here the names must
+    // reach the fetcher's own lookup (injected, so nothing leaves this machine).
+    nock.enableNetConnect();
     server = http.createServer((req, res) => {
       seen.push({ path: req.url ?? "", headers: req.headers });
       if (req.url === "/robots.txt") {
@@ -101,6 +106,7 @@ describe("safe fetch: connections", () => {
     port = (server.address() as AddressInfo).port;
   });
   after(() => {
+    isolateNetwork();
     setTestAddressPolicy(undefined);
     server.closeAllConnections();
     server.close();
