@@ -29,6 +29,8 @@ export interface SourceSpec {
   timeout_ms?: number;
   /** The largest body taken from this source (default 10 MB, UPSTREAM_MAX_BYTES). */
   max_bytes?: number;
+  /** The whole time one request to this source may take, retries included (default UPSTREAM_BUDGET_MS), for slow upstreams such as PageSpeed Insights. */
+  budget_ms?: number;
   /** Honour the upstream's HTTP caching: keep a response until its Expires, revalidate with If-Modified-Since. */
   http_cache?: boolean;
   /** Query parameters read from the environment (contact details an upstream asks for, e.g. Crossref's mailto): sent when set or defaulted, never shown in answers. */

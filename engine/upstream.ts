@@ -13,7 +13,8 @@ import type { Logger } from "./log.ts";
 export interface UpstreamRequest {
   source: string;
   path: string;
-  query?: Record<string, string>;
+  /** A list value sends the parameter once per item (PageSpeed Insights' repeated category=). */
+  query?: Record<string, string | string[]>;
   headers?: Record<string, string>;
   /** GET (default) or POST with a JSON body. */
   method?: "GET" | "POST";
@@ -150,7 +151,7 @@ export class UpstreamClient {
   /** The URL as it may be shown: the source's public base (never an UPSTREAM_ override), the path and the query, without credentials. */
   publicUrl(req: UpstreamRequest): string {
     const url = new URL(publicBaseUrl(this.source(req.source), this.opts.env ?? process.env) + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
+    for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
     return url.toString();
   }
 
@@ -211,7 +212,7 @@ export class UpstreamClient {
     const base = new URL(effectiveBaseUrl(source, env));
     const auth = credential === "set" ? authFor(source, env) : { headers: {}, query: {} };
     const url = new URL(base.href.replace(/\/$/, "") + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
+    for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
     for (const [k, v] of Object.entries(envQuery(source, env))) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
@@ -225,7 +226,7 @@ export class UpstreamClient {
     const previous = source.http_cache ? this.validated.get(key) : undefined;
     if (previous) headers["if-modified-since"] = previous.lastModified;
     const timeout = source.timeout_ms ?? this.opts.timeoutMs;
-    const budget = this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
+    const budget = source.budget_ms ?? this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
     const maxBytes = source.max_bytes ?? this.opts.maxBytes ?? DEFAULT_MAX_BYTES;
     const started = Date.now();
     const deadline = started + budget;

@@ -4,6 +4,7 @@
 import { gunzipSync } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
 import { parseHTML } from "linkedom";
+import { Problem } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import { fetchPage, fetchProblem } from "../shared/fetch-page.ts";
 import { cachedRobots, checkUrl, fetchRobots, robotsParser, safeFetch, SafeFetchError, userAgent, type SafeResponse } from "../shared/safe-fetch.ts";
@@ -318,3 +319,73 @@ export async function redirects(ctx: PluginContext): Promise<unknown> {
   };
 }
 
+
+// ---- pagespeed: Google PageSpeed Insights v5 (Lighthouse run by Google, plus Chrome UX Report field data) ----
+
+const PSI_CATEGORIES: Record<string, string> = { performance: "PERFORMANCE", seo: "SEO", accessibility: "ACCESSIBILITY", "best-practices": "BEST_PRACTICES" };
+const FIELD_METRICS: Record<string, string> = {
+  LARGEST_CONTENTFUL_PAINT_MS: "lcp_ms", INTERACTION_TO_NEXT_PAINT: "inp_ms", CUMULATIVE_LAYOUT_SHIFT_SCORE: "cls",
+  FIRST_CONTENTFUL_PAINT_MS: "fcp_ms", EXPERIMENTAL_TIME_TO_FIRST_BYTE: "ttfb_ms",
+};
+const LAB_AUDITS = ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift", "speed-index", "interactive"];
+
+interface PsiMetric { percentile?: number; category?: string }
+interface PsiExperience { id?: string; overall_category?: string; metrics?: Record<string, PsiMetric> }
+interface PsiAudit { id?: string; title?: string; score?: number | null; numericValue?: number; numericUnit?: string; displayValue?: string; details?: { type?: string; overallSavingsMs?: number; overallSavingsBytes?: number } }
+interface PsiBody {
+  id?: string; analysisUTCTimestamp?: string; loadingExperience?: PsiExperience; originLoadingExperience?: PsiExperience;
+  lighthouseResult?: { lighthouseVersion?: string; finalUrl?: string; finalDisplayedUrl?: string; runWarnings?: string[]; categories?: Record<string, { score?: number | null; title?: string }>; audits?: Record<string, PsiAudit> };
+}
+
+const rating = (score: number | null) => (score === null ? null : score >= 90 ? "good" : score >= 50 ? "needs-improvement" : "poor");
+
+function fieldData(e: PsiExperience | undefined, scope: "page" | "origin") {
+  const metrics = Object.entries(e?.metrics ?? {}).filter(([k]) => FIELD_METRICS[k]);
+  if (!metrics.length) return null;
+  return {
+    scope,
+    id: e?.id ?? null,
+    overall_category: e?.overall_category?.toLowerCase() ?? null,
+    metrics: Object.fromEntries(metrics.map(([k, m]) => [FIELD_METRICS[k], {
+      // CrUX reports CLS multiplied by 100.
+      percentile: m.percentile === undefined ? null : k === "CUMULATIVE_LAYOUT_SHIFT_SCORE" ? m.percentile / 100 : m.percentile,
+      category: m.category?.toLowerCase() ?? null,
+    }])),
+  };
+}
+
+export async function pagespeed(ctx: PluginContext): Promise<unknown> {
+  const { url, strategy, categories } = ctx.params as { url: string; strategy: string; categories?: string[] };
+  const wanted = categories?.length ? categories : Object.keys(PSI_CATEGORIES);
+  const body = (await ctx.fetch({ source: "pagespeed", path: "/runPagespeed", query: { url, strategy, category: wanted.map((c) => PSI_CATEGORIES[c]) }, cacheMs: 3_600_000 })) as PsiBody;
+  const lh = body?.lighthouseResult;
+  if (!lh?.categories || !lh.audits) throw new Problem({ status: 502, code: "upstream_bad_response", detail: "PageSpeed Insights answered without a Lighthouse result. The call was not charged.", extra: { upstream: "pagespeed" } });
+  const scores = Object.fromEntries(wanted.map((c) => {
+    const raw = lh.categories?.[c]?.score;
+    const score = typeof raw === "number" ? Math.round(raw * 100) : null;
+    return [c, { score, rating: rating(score) }];
+  }));
+  const audits = lh.audits;
+  const lab = Object.fromEntries(LAB_AUDITS.filter((a) => audits[a]).map((a) => [a, { value: audits[a].numericValue ?? null, unit: audits[a].numericUnit ?? null, display: audits[a].displayValue ?? null, score: audits[a].score ?? null }]));
+  const opportunities = Object.entries(audits)
+    .filter(([, a]) => a.details?.type === "opportunity" && typeof a.score === "number" && a.score < 0.9 && (a.details.overallSavingsMs ?? 0) > 0)
+    .sort(([, a], [, b]) => (b.details!.overallSavingsMs ?? 0) - (a.details!.overallSavingsMs ?? 0))
+    .slice(0, 5)
+    .map(([id, a]) => ({ id, title: a.title ?? id, savings_ms: a.details!.overallSavingsMs ?? null, savings_bytes: a.details!.overallSavingsBytes ?? null, display: a.displayValue ?? null }));
+  const field = fieldData(body.loadingExperience, "page") ?? fieldData(body.originLoadingExperience, "origin");
+  return {
+    url,
+    final_url: lh.finalDisplayedUrl ?? lh.finalUrl ?? body.id ?? null,
+    strategy,
+    analysed_at: body.analysisUTCTimestamp ?? null,
+    lighthouse_version: lh.lighthouseVersion ?? null,
+    scores,
+    field_data: field,
+    lab_metrics: lab,
+    opportunities,
+    warnings: lh.runWarnings ?? [],
+    note: field ? (field.scope === "origin" ? "Too few Chrome users visit this page for field data of its own: the field data is the whole origin's." : null)
+      : "No Chrome UX Report field data for this page or its origin (too little traffic): only the lab run is shown.",
+    explanation: "Scores are Lighthouse's 0–100 (90+ good, 50–89 needs improvement, under 50 poor) from one lab run, which varies between runs; field data are the 75th percentiles of real Chrome users over 28 days.",
+  };
+}
