@@ -4,10 +4,11 @@ import { badParam } from "./problem.ts";
 import { domainHost, isIpAddress } from "./formats.ts";
 import { parseIsoDay, relativeDay } from "./dates.ts";
 import { clock } from "./clock.ts";
+import { checkUrl, SafeFetchError } from "./url-gate.ts";
 
 export interface ParamSpec {
   type: "string" | "integer" | "number" | "boolean" | "array";
-  format?: "date" | "latitude" | "longitude" | "uk-postcode" | "email" | "ipv4-or-ipv6" | "domain";
+  format?: "date" | "latitude" | "longitude" | "uk-postcode" | "email" | "ipv4-or-ipv6" | "domain" | "public-url";
   description: string;
   required?: boolean;
   default?: unknown;
@@ -60,6 +61,7 @@ export function describeAllowed(spec: ParamSpec): string {
     case "uk-postcode": return "a UK postcode such as SW1A 1AA";
     case "domain": return "a domain name such as example.com, or a URL holding one";
     case "ipv4-or-ipv6": return "an IPv4 or IPv6 address";
+    case "public-url": return "an http or https URL of a public site";
   }
   const range = spec.minimum !== undefined && spec.maximum !== undefined ? ` from ${spec.minimum} to ${spec.maximum}`
     : spec.minimum !== undefined ? ` of at least ${spec.minimum}` : spec.maximum !== undefined ? ` of at most ${spec.maximum}` : "";
@@ -110,6 +112,14 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
         const m2 = m ?? UK_POSTCODE.exec(compact);
         if (!m2) throw fail();
         value = `${m2[1]} ${m2[2]}`;
+      } else if (spec.format === "public-url") {
+        // A caller's URL the service will fetch: refused here (before payment) when it can only be unsafe.
+        try {
+          value = checkUrl(text).href;
+        } catch (e) {
+          if (e instanceof SafeFetchError) throw fail(`it ${e.message}`);
+          throw e;
+        }
       }
       break;
   }

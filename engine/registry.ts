@@ -52,13 +52,16 @@ export interface Step {
 
 /** A recorded upstream answer, and what the request for it must look like. */
 export interface Fixture {
-  source: string;
+  /** The sources.yaml source the request goes to; or `origin`, the site a caller's URL names (web-reader, seo-tools). */
+  source?: string;
+  origin?: string;
   /** The server the request goes to when the plugin chose one (UpstreamRequest.baseUrl); else the source's. */
   base_url?: string;
   path: string;
   query?: Record<string, string>;
   headers?: Record<string, string>;
-  method?: "GET" | "POST";
+  /** HEAD only for origin fixtures (seo-tools redirects asks sites with HEAD). */
+  method?: "GET" | "POST" | "HEAD";
   body?: unknown;
   file: string;
   status?: number;

@@ -34,8 +34,12 @@ export interface SourceSpec {
   timeout_ms?: number;
   /** The largest body taken from this source (default 10 MB, UPSTREAM_MAX_BYTES). */
   max_bytes?: number;
+  /** The whole time one request to this source may take, retries included (default UPSTREAM_BUDGET_MS), for slow upstreams such as PageSpeed Insights. */
+  budget_ms?: number;
   /** Honour the upstream's HTTP caching: keep a response until its Expires, revalidate with If-Modified-Since. */
   http_cache?: boolean;
+  /** Query parameters read from the environment (contact details an upstream asks for, e.g. Crossref's mailto): sent when set or defaulted, never shown in answers. */
+  query_env?: Record<string, { env: string; default?: string }>;
 }
 
 export interface Source extends SourceSpec {
@@ -113,6 +117,16 @@ export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): {
     case "query": return { headers: key, query: { [a.name ?? "api_key"]: secret } };
     case "oauth2": return { headers: key, query: {} };
   }
+}
+
+/** The source's query_env parameters that have a value (the variable's, else the default). */
+export function envQuery(source: Source, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, q] of Object.entries(source.query_env ?? {})) {
+    const v = env[q.env] || q.default;
+    if (v) out[name] = v;
+  }
+  return out;
 }
 
 /** Replaces every credential value of every source in a text (an error message that may quote a request). */

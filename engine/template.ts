@@ -13,6 +13,8 @@ const FILTERS: Record<string, (v: string) => string> = {
   boeDate: (v) => boeDate(v),
   nospace: (v) => v.replace(/\s+/g, ""),
   digits: (v) => v.replace(/\D+/g, ""),
+  // A DOI as registries key it: without a resolver prefix (https://doi.org/, doi:) or surrounding space.
+  doi: (v) => v.trim().replace(/^(?:https?:\/\/(?:dx\.)?doi\.org\/|doi:\s*)/i, ""),
   // A UK company number as Companies House keys it: 8 characters, any letter prefix (SC, NI, OC, FC…) kept and
   // the digits zero-padded ("sc12345" -> "SC012345", "2578066" -> "02578066").
   companyNumber: (v) => {

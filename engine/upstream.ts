@@ -3,7 +3,7 @@
 // redirects only within the source's host, an LRU response cache and single-flight. A response that served a call
 // which then failed is taken back out of the cache (discard()), so a wrong answer is never served again.
 import { LRUCache } from "lru-cache";
-import { authFor, credentialState, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
+import { authFor, credentialState, envQuery, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
 import { OAuth2Tokens } from "./oauth2.ts";
 import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-body.ts";
 import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
@@ -13,7 +13,8 @@ import type { Logger } from "./log.ts";
 export interface UpstreamRequest {
   source: string;
   path: string;
-  query?: Record<string, string>;
+  /** A list value sends the parameter once per item (PageSpeed Insights' repeated category=). */
+  query?: Record<string, string | string[]>;
   headers?: Record<string, string>;
   /** GET (default) or POST with a JSON body. */
   method?: "GET" | "POST";
@@ -152,7 +153,7 @@ export class UpstreamClient {
   publicUrl(req: UpstreamRequest): string {
     const base = req.baseUrl?.replace(/\/$/, "") ?? publicBaseUrl(this.source(req.source), this.opts.env ?? process.env);
     const url = new URL(base + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
+    for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
     return url.toString();
   }
 
@@ -221,8 +222,9 @@ export class UpstreamClient {
     if (req.baseUrl && base.protocol !== "https:") throw new Problem({ status: 502, code: "upstream_bad_response", detail: `The ${source.name} source named a server that is not https (${base.host}); it is not called.` });
     const auth = credential === "set" ? authFor(source, env) : { headers: {}, query: {} };
     const url = new URL(base.href.replace(/\/$/, "") + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.append(k, v);
+    for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries(envQuery(source, env))) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
       "user-agent": env.UPSTREAM_USER_AGENT || USER_AGENT, accept: "*/*", ...lower(source.headers), ...lower(req.headers), ...auth.headers,
       ...(req.method === "POST" ? { "content-type": req.bodyFormat === "form" ? "application/x-www-form-urlencoded" : "application/json" } : {}),
@@ -234,7 +236,7 @@ export class UpstreamClient {
     const previous = source.http_cache ? this.validated.get(key) : undefined;
     if (previous) headers["if-modified-since"] = previous.lastModified;
     const timeout = source.timeout_ms ?? this.opts.timeoutMs;
-    const budget = this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
+    const budget = source.budget_ms ?? this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
     const maxBytes = source.max_bytes ?? this.opts.maxBytes ?? DEFAULT_MAX_BYTES;
     const started = Date.now();
     const deadline = started + budget;

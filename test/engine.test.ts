@@ -419,4 +419,10 @@ describe("URL template filters", () => {
     assert.deepEqual(await Promise.all(["2578066", "02578066", "sc12345", "NI 000123", "OC301234", "IP29622R"].map(render)),
       ["02578066", "02578066", "SC012345", "NI000123", "OC301234", "IP29622R"]);
   });
+  it("doi strips a resolver prefix and spaces, and a path encodes the slash", async () => {
+    const { Template } = await import("../engine/template.ts");
+    const render = (v: string) => new Template("/works/{d|doi}").render({ params: { d: v }, vars: {}, steps: {} }, encodeURIComponent);
+    assert.deepEqual(await Promise.all(["10.1038/nnano.2014.279", " https://doi.org/10.1038/nnano.2014.279", "http://dx.doi.org/10.1038/X", "doi:10.1038/x", "DOI: 10.1/a?b"].map(render)),
+      ["/works/10.1038%2Fnnano.2014.279", "/works/10.1038%2Fnnano.2014.279", "/works/10.1038%2FX", "/works/10.1038%2Fx", "/works/10.1%2Fa%3Fb"]);
+  });
 });

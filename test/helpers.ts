@@ -63,7 +63,8 @@ const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "ap
 
 /** The stand-in value of every credential variable the sources name: "test-<variable lower-cased>". */
 export function standInCredentials(sources: Iterable<Source>): Record<string, string> {
-  return Object.fromEntries([...sources].flatMap((s) => credentialVars(s).map((v) => [v, `test-${v.toLowerCase()}`])));
+  const vars = [...sources].flatMap((s) => [...credentialVars(s), ...Object.values(s.query_env ?? {}).map((q) => q.env)]);
+  return Object.fromEntries(vars.map((v) => [v, `test-${v.toLowerCase()}`]));
 }
 
 /** The access token the token service grants for an OAuth2 source's stand-in credentials in examples. */
@@ -88,15 +89,16 @@ export function mockTokenRequest(source: Source, reply: { access_token?: string;
  * body) matches only that request: a request that differs reaches no recording and fails the example.
  */
 export function mockExample(registry: Registry, example: Example): nock.Scope[] {
-  const oauth2 = new Set((example.fixtures ?? []).map((f) => registry.sources.get(f.source)).filter((s) => s?.auth?.type === "oauth2"));
+  const oauth2 = new Set((example.fixtures ?? []).map((f) => (f.source ? registry.sources.get(f.source) : undefined)).filter((s) => s?.auth?.type === "oauth2"));
   const tokens = [...oauth2].map((s) => mockTokenRequest(s!));
   return [...tokens, ...(example.fixtures ?? []).map((f) => {
-    const source = registry.sources.get(f.source);
-    if (!source) throw new Error(`fixture names unknown source ${f.source}`);
+    // A fixture names a source, or (for a caller's URL) the origin of the site it stands for.
+    const source = f.source ? registry.sources.get(f.source) : undefined;
+    if (!source && !f.origin) throw new Error(`fixture names unknown source ${f.source}`);
     const type = f.content_type ?? FORMAT_TYPES[path.extname(f.file).slice(1)] ?? "application/octet-stream";
-    const scope = nock(f.base_url ?? source.base_url);
+    const scope = nock(f.origin ?? f.base_url ?? source!.base_url);
     for (const [name, value] of Object.entries(f.headers ?? {})) scope.matchHeader(name, value);
-    const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : scope.get(f.path);
+    const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : f.method === "HEAD" ? scope.head(f.path) : scope.get(f.path);
     return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type, ...f.reply_headers });
   })];
 }

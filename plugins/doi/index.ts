@@ -1,0 +1,81 @@
+// doi: the endpoints that need more than one registry. A DOI belongs to one registration agency: Crossref
+// answers for its own and says 404 for the rest, so Crossref is asked first and DataCite second.
+import { Problem } from "../../engine/problem.ts";
+import { UpstreamError } from "../../engine/upstream.ts";
+import { htmlText } from "../../engine/transform-helpers.ts";
+import type { PluginContext } from "../../engine/plugin.ts";
+
+const DAY_MS = 86_400_000;
+
+/** The DOI as registries key it (no resolver prefix, no spaces), encoded for a path. */
+export function doiPath(raw: unknown): string {
+  return encodeURIComponent(String(raw).trim().replace(/^(?:https?:\/\/(?:dx\.)?doi\.org\/|doi:\s*)/i, ""));
+}
+
+/** The body, or undefined when the upstream answered 404. */
+async function unless404(p: Promise<unknown>): Promise<unknown> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof UpstreamError && e.status === 404) return undefined;
+    throw e;
+  }
+}
+
+function notFound(doi: unknown): Problem {
+  return new Problem({ status: 404, code: "not_found", param: "doi", detail: `Neither Crossref nor DataCite has the DOI ${String(doi).trim()}.` });
+}
+
+/** work: Crossref's record, else DataCite's, as { agency, record } for the endpoint's transform. */
+export async function work(ctx: PluginContext): Promise<unknown> {
+  const doi = doiPath(ctx.params.doi);
+  const crossref = await unless404(ctx.fetch({ source: "crossref", path: `/works/${doi}`, cacheMs: DAY_MS }));
+  if (crossref !== undefined) return { agency: "crossref", record: crossref };
+  const datacite = await unless404(ctx.fetch({ source: "datacite", path: `/dois/${doi}`, cacheMs: DAY_MS }));
+  if (datacite !== undefined) return { agency: "datacite", record: datacite };
+  throw notFound(ctx.params.doi);
+}
+
+const MIME: Record<string, string> = {
+  bibtex: "application/x-bibtex",
+  ris: "application/x-research-info-systems",
+  "csl-json": "application/vnd.citationstyles.csl+json",
+};
+
+/**
+ * cite: the formatted citation by content negotiation, from Crossref's transform service for its DOIs and from
+ * DataCite's (data.crosscite.org) for the others. DataCite's "text" citations carry HTML (&amp;, <i>): made plain.
+ */
+export async function cite(ctx: PluginContext): Promise<unknown> {
+  const { format, style, locale } = ctx.params as { format: string; style: string; locale: string };
+  const doi = doiPath(ctx.params.doi);
+  const accept = format === "text" ? `text/x-bibliography; style=${style}; locale=${locale}` : MIME[format];
+  const ask = (source: string, path: string) => unless404(ctx.fetch({ source, path, headers: { accept }, format: "text", cacheMs: DAY_MS })) as Promise<string | undefined>;
+  let agency = "crossref";
+  let body = await ask("crossref", `/works/${doi}/transform`);
+  if (body === undefined) {
+    agency = "datacite";
+    body = await ask("crosscite", `/${doi}`);
+  }
+  if (body === undefined) throw notFound(ctx.params.doi);
+  const text = body.trim();
+  let citation: unknown = text;
+  if (format === "text") citation = htmlText(text);
+  if (format === "csl-json") {
+    try {
+      citation = JSON.parse(text);
+    } catch {
+      throw new Problem({ status: 502, code: "upstream_bad_response", detail: `${agency === "crossref" ? "Crossref" : "DataCite"} answered CSL-JSON that is not JSON. The call was not charged.` });
+    }
+  }
+  if (!citation) throw new Problem({ status: 502, code: "upstream_bad_response", detail: "The citation service answered an empty citation. The call was not charged." });
+  return {
+    doi: decodeURIComponent(doi),
+    agency,
+    format,
+    style: format === "text" ? style : null,
+    locale: format === "text" ? locale : null,
+    mime_type: format === "text" ? "text/plain" : MIME[format],
+    citation,
+  };
+}

@@ -1,0 +1,33 @@
+// A source's own time budget (budget_ms, for slow upstreams) and list-valued query parameters (sent once per item).
+import assert from "node:assert/strict";
+import nock from "nock";
+import { pino } from "pino";
+import { UpstreamClient, UpstreamError } from "../engine/upstream.ts";
+import type { Source } from "../engine/sources.ts";
+import { isolateNetwork } from "./helpers.ts";
+
+const BASE = "https://slow.example";
+function client(budget?: number): UpstreamClient {
+  const source: Source = { name: "s", envVar: "UPSTREAM_S", base_url: BASE, public_base_url: BASE, publisher: "test", timeout_ms: 2_000, budget_ms: budget };
+  return new UpstreamClient(new Map([["s", source]]), { timeoutMs: 2_000, retries: 0, cacheMaxEntries: 10, log: pino({ level: "silent" }), budgetMs: 200 });
+}
+
+describe("engine: a source's budget_ms and list query values", () => {
+  before(isolateNetwork);
+  afterEach(() => nock.cleanAll());
+
+  it("a slow answer fails the engine's budget but fits the source's own", async () => {
+    nock(BASE).get("/run").delay(400).reply(200, { ok: 1 });
+    await assert.rejects(client().fetch({ source: "s", path: "/run" }), (e: unknown) => e instanceof UpstreamError && (e.kind === "timeout" || e.kind === "network"));
+    nock.cleanAll();
+    nock(BASE).get("/run").delay(400).reply(200, { ok: 1 });
+    assert.deepEqual((await client(1_500).fetch({ source: "s", path: "/run" })).body, { ok: 1 });
+  });
+
+  it("sends a list value once per item, in order, and shows it so", async () => {
+    const scope = nock(BASE).get("/run?url=https%3A%2F%2Fa.example%2F&category=PERFORMANCE&category=SEO").reply(200, { ok: 1 });
+    const got = await client().fetch({ source: "s", path: "/run", query: { url: "https://a.example/", category: ["PERFORMANCE", "SEO"] } });
+    assert.ok(scope.isDone());
+    assert.equal(got.url, `${BASE}/run?url=https%3A%2F%2Fa.example%2F&category=PERFORMANCE&category=SEO`);
+  });
+});
