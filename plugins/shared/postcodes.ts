@@ -25,7 +25,7 @@ interface PostcodesIoResult {
 }
 
 /** The local dataset's index, or undefined when it is not loaded on this server. */
-function localPostcodes(ctx: PluginContext) {
+export function localPostcodes(ctx: PluginContext) {
   try {
     return ctx.datasets.use<PostcodeIndex>("gb-postcodes");
   } catch (e) {

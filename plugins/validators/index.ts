@@ -13,7 +13,7 @@ import UkModulusChecking from "uk-modulus-checking";
 import validator from "validator";
 import { Problem, badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
-import type { PostcodeIndex } from "../datasets/gb-postcodes.ts";
+import { localPostcodes } from "../shared/postcodes.ts";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const countryName = (code: string | null | undefined) => {
@@ -328,14 +328,6 @@ export function phone(ctx: PluginContext) {
 
 // ---- UK postcode
 
-function localPostcodes(ctx: PluginContext) {
-  try {
-    return ctx.datasets.use<PostcodeIndex>("gb-postcodes");
-  } catch (e) {
-    if (e instanceof Problem && e.code === "dataset_not_loaded") return undefined;
-    throw e;
-  }
-}
 
 export function ukPostcode(ctx: PluginContext) {
   const input = ctx.params.postcode as string;

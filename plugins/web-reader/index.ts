@@ -149,17 +149,9 @@ export async function read(ctx: PluginContext): Promise<unknown> {
   const body = format === "html" ? html : format === "text" ? text : collapse(turndown.turndown(html));
   const { content, truncated } = truncate(body, max_chars);
   const words = text ? text.split(/\s+/).filter(Boolean).length : 0;
+  const { modified_time: _m, ...facts } = pageFacts(page, head, readerable, article);
   return {
-    url: page.url,
-    final_url: page.final_url,
-    status: page.status,
-    readerable,
-    title: article?.title?.trim() || head.title,
-    byline: article?.byline?.trim() || head.author,
-    site_name: article?.siteName?.trim() || head.site_name,
-    published_time: article?.publishedTime || head.published_time,
-    lang: article?.lang || head.lang,
-    excerpt: article?.excerpt?.trim() || head.description,
+    ...facts,
     lead_image: head.lead_image,
     format,
     content,
@@ -173,10 +165,8 @@ export async function read(ctx: PluginContext): Promise<unknown> {
   };
 }
 
-export async function extract(ctx: PluginContext): Promise<unknown> {
-  const { page, document } = await loadHtml(ctx);
-  const head = headFacts(document, page.final_url);
-  const { readerable, article } = readArticle(document);
+/** What read and extract both say of a page: where it came from and what the article and its head say of it. */
+function pageFacts(page: { url: string; final_url: string; status: number }, head: ReturnType<typeof headFacts>, readerable: boolean, article: ReturnType<typeof readArticle>["article"]) {
   return {
     url: page.url,
     final_url: page.final_url,
@@ -189,6 +179,15 @@ export async function extract(ctx: PluginContext): Promise<unknown> {
     modified_time: head.modified_time,
     lang: article?.lang || head.lang,
     excerpt: article?.excerpt?.trim() || head.description,
+  };
+}
+
+export async function extract(ctx: PluginContext): Promise<unknown> {
+  const { page, document } = await loadHtml(ctx);
+  const head = headFacts(document, page.final_url);
+  const { readerable, article } = readArticle(document);
+  return {
+    ...pageFacts(page, head, readerable, article),
     description: head.description,
     canonical: head.canonical,
     lead_image: head.lead_image,
