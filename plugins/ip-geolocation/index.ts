@@ -114,7 +114,7 @@ export function datasetInfo(ctx: PluginContext) {
 
 /** The ip parameter's 16 bytes; 400 naming ip when it is not an address. */
 function ipParam(raw: string): Buffer {
-  const input = String(raw).trim().replace(/^\[|\]$/g, "");
+  const input = String(raw).trim();
   const bytes = ipBytes(input);
   if (!bytes) throw badParam("ip", `"${input.slice(0, 60)}" is not an IPv4 or IPv6 address.`);
   return bytes;
