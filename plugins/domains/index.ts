@@ -92,8 +92,12 @@ export async function dns(ctx: PluginContext) {
   };
 }
 
-/** ARIN writes "074.125.000.000"; an address as usually written. */
-const cleanIp = (v: unknown) => (typeof v === "string" ? (v.includes(".") ? v.split(".").map((p) => String(Number(p))).join(".") : v.toLowerCase()) : null);
+/** ARIN writes "074.125.000.000", RIPE's older answers "62.239.237.0/32": an address as usually written. */
+const cleanIp = (v: unknown) => {
+  if (typeof v !== "string") return null;
+  const ip = v.replace(/\/\d+$/, "");
+  return ip.includes(".") ? ip.split(".").map((p) => String(Number(p))).join(".") : ip.toLowerCase();
+};
 
 const CDNS: [RegExp, string][] = [[/cloudflare/i, "Cloudflare"], [/akamai/i, "Akamai"], [/fastly/i, "Fastly"], [/cloudfront/i, "Amazon CloudFront"],
   [/edgecast|edgio|limelight/i, "Edgio"], [/incapsula|imperva/i, "Imperva"], [/sucuri/i, "Sucuri"], [/stackpath|highwinds/i, "StackPath"],

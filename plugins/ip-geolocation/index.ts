@@ -1,11 +1,12 @@
 // The ip-geolocation group, answered from the local DB-IP Lite dataset (plugins/datasets/dbip-lite.ts), with the
 // time zone derived from the coordinates (geo-tz, as time-zones for-point does).
-import { badParam } from "../../engine/problem.ts";
+import { Problem, badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import type { AsnRow, CityRow, DbipIndex } from "../datasets/dbip-lite.ts";
 import { zonesAtPoint } from "../time-zones/tz.ts";
 import { canonical, ipBytes, reservedRange } from "./ip.ts";
+import { ipOwner } from "../domains/index.ts";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const CONTINENTS: Record<string, string> = { AF: "Africa", AN: "Antarctica", AS: "Asia", EU: "Europe", NA: "North America", OC: "Oceania", SA: "South America" };
@@ -110,3 +111,46 @@ export function datasetInfo(ctx: PluginContext) {
     refresh: "DB-IP publishes the Lite files monthly; this server checks weekly.",
   };
 }
+
+/** The ip parameter's 16 bytes; 400 naming ip when it is not an address. */
+function ipParam(raw: string): Buffer {
+  const input = String(raw).trim();
+  const bytes = ipBytes(input);
+  if (!bytes) throw badParam("ip", `"${input.slice(0, 60)}" is not an IPv4 or IPv6 address.`);
+  return bytes;
+}
+// Checked before payment, so a bad address is a 400 and never a 402.
+lookup.validate = (params: Record<string, unknown>) => void ipParam(params.ip as string);
+
+/** The address as looked up (IPv4-mapped unwrapped); 400 when it is none, 404 for reserved space no registry holds. */
+function ownerAddress(raw: string): { ip: string; version: 4 | 6 } {
+  const a = canonical(ipParam(raw));
+  const reserved = reservedRange(a.ip, a.version);
+  if (reserved) {
+    throw new Problem({ status: 404, code: "not_found", param: "ip", detail: `${a.ip} is a ${reserved.replace(/-/g, " ")} address: it is not routed on the public internet and no registry holds it.` });
+  }
+  return a;
+}
+
+/** The network's registration (RDAP, through the domains group's bootstrap and RDAP code), in this group's words. */
+export async function owner(ctx: PluginContext) {
+  const { ip, version } = ownerAddress(ctx.params.ip as string);
+  const o = await ipOwner({ ...ctx, params: { ...ctx.params, ip } });
+  const n = o.network;
+  return {
+    ip,
+    version,
+    found: true,
+    network: { start: n.start_address, end: n.end_address, cidrs: n.cidrs, handle: n.handle, name: n.name, type: n.type, parent_handle: n.parent_handle },
+    organisation: o.organisation,
+    country: o.country ? { code: o.country, name: countryName(o.country) } : null,
+    abuse: o.abuse,
+    cdn: o.cdn,
+    registered_at: n.registered_at,
+    updated_at: n.updated_at,
+    registry: o.registry,
+    registry_rdap: o.registry_rdap,
+    note: "The registry's record of who holds the address block (as its holder declared it), not where the address is used: a block can be sub-let to a customer the record does not name. Send abuse reports to abuse.email.",
+  };
+}
+owner.validate = (params: Record<string, unknown>) => void ownerAddress(params.ip as string);
