@@ -37,8 +37,14 @@ export async function runSteps(
     const isLast = i === steps.length - 1;
     if (step.precondition && !step.precondition.early) await checkPrecondition(step, scope);
     const path = await step.path.render(scope, encodeURIComponent);
-    const query: Record<string, string> = {};
+    const query: Record<string, string | string[]> = {};
     for (const [name, t] of step.query) {
+      // A query value that is only {= expr} and gives a list repeats the parameter (e.g. fields[]=a&fields[]=b).
+      const list = t.single ? await t.value(scope) : undefined;
+      if (Array.isArray(list)) {
+        if (list.length) query[name] = list.map(String);
+        continue;
+      }
       const v = await t.render(scope);
       if (v !== "") query[name] = v;
     }
@@ -68,7 +74,7 @@ async function renderBody(template: unknown, scope: Scope): Promise<unknown> {
   return template;
 }
 
-async function fetchStep(upstream: UpstreamClient, step: Step, path: string, query: Record<string, string>, requestBody: unknown, scope: Scope, fetched: Fetched[]): Promise<unknown> {
+async function fetchStep(upstream: UpstreamClient, step: Step, path: string, query: Record<string, string | string[]>, requestBody: unknown, scope: Scope, fetched: Fetched[]): Promise<unknown> {
   try {
     const answer = await upstream.fetch({
       source: step.source, path, query, headers: step.headers, method: step.method, body: requestBody, bodyFormat: step.bodyFormat, format: step.format, csv: step.csv,
