@@ -5,6 +5,7 @@ import Holidays from "date-holidays";
 import { Problem } from "../../engine/problem.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
+import type { ParamValues } from "../../engine/params.ts";
 import { zonesOfCountry } from "../time-zones/tz.ts";
 
 const DAY = 86_400_000;
@@ -134,7 +135,7 @@ function typesWanted(ctx: PluginContext): string[] | null {
 export async function holidays(ctx: PluginContext) {
   const country = ctx.params.country as string;
   const year = (ctx.params.year as number | undefined) ?? new Date().getUTCFullYear();
-  const sub = checkSubdivision(ctx);
+  const sub = checkSubdivision(ctx.params);
   const types = typesWanted(ctx);
   const list = await yearList(ctx, country, year, sub);
   const items = list.holidays.filter((h) => (sub ? applies(h, sub) : true) && (!types || h.types.some((t) => types.includes(t))));
@@ -148,13 +149,17 @@ export async function holidays(ctx: PluginContext) {
   };
 }
 
-function checkSubdivision(ctx: PluginContext): string | undefined {
-  const sub = ctx.params.subdivision as string | undefined;
-  if (sub && !sub.startsWith(`${ctx.params.country}-`)) {
-    throw new Problem({ status: 400, code: "invalid_parameter", param: "subdivision", detail: `subdivision must be an ISO 3166-2 code of ${ctx.params.country}, such as ${ctx.params.country}-XX (got ${sub}).` });
+/** The subdivision, when given, must be one of the country's: checked before payment (the validate hooks below). */
+function checkSubdivision(params: ParamValues): string | undefined {
+  const sub = params.subdivision as string | undefined;
+  if (sub && !sub.startsWith(`${params.country}-`)) {
+    throw new Problem({ status: 400, code: "invalid_parameter", param: "subdivision", detail: `subdivision must be an ISO 3166-2 code of ${params.country}, such as ${params.country}-XX (got ${sub}).` });
   }
   return sub;
 }
+holidays.validate = (params: ParamValues) => void checkSubdivision(params);
+next.validate = (params: ParamValues) => void checkSubdivision(params);
+isHoliday.validate = (params: ParamValues) => void checkSubdivision(params);
 
 /** Today in the country's main time zone (its first listed zone), as YYYY-MM-DD. */
 function todayIn(country: string): string {
@@ -167,7 +172,7 @@ const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "frida
 
 export async function next(ctx: PluginContext) {
   const country = ctx.params.country as string;
-  const sub = checkSubdivision(ctx);
+  const sub = checkSubdivision(ctx.params);
   const limit = ctx.params.limit as number;
   const today = todayIn(country);
   // Nager.Date's own list of the next 365 days; else this year's and next year's from the fallback.
@@ -197,7 +202,7 @@ export async function next(ctx: PluginContext) {
 
 export async function isHoliday(ctx: PluginContext) {
   const country = ctx.params.country as string;
-  const sub = checkSubdivision(ctx);
+  const sub = checkSubdivision(ctx.params);
   const date = (ctx.params.date as string | undefined) ?? todayIn(country);
   const list = await yearList(ctx, country, Number(date.slice(0, 4)), sub);
   const matches = list.holidays.filter((h) => h.date === date && applies(h, sub));

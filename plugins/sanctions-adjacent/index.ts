@@ -5,6 +5,7 @@ import fs from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
+import type { ParamValues } from "../../engine/params.ts";
 import type { Entry } from "../sanctions/types.ts";
 
 interface Country {
@@ -91,10 +92,18 @@ function countryCode(raw: string): string | undefined {
   return ALIASES[n] ?? BY_NAME.get(n);
 }
 
-export function countryRisk(ctx: PluginContext) {
-  const raw = ctx.params.country as string;
+/** The country parameter as an ISO code, or a 400: checked before payment by countryRisk.validate. */
+function countryParam(params: ParamValues): string {
+  const raw = params.country as string;
   const code = countryCode(raw);
   if (!code) throw badParam("country", `country: "${raw}" is not an ISO 3166 alpha-2 code or an English country name this service knows (e.g. IR, "Iran", "North Korea").`);
+  return code;
+}
+
+countryRisk.validate = (params: ParamValues) => void countryParam(params);
+
+export function countryRisk(ctx: PluginContext) {
+  const code = countryParam(ctx.params);
   const f = LISTS.fatf;
   const black = f.call_for_action.find((c) => c.iso2 === code);
   const grey = f.increased_monitoring.find((c) => c.iso2 === code);

@@ -1,6 +1,7 @@
 // The time-zones group: computed from the runtime's Intl (tzdata in Node's ICU) and geo-tz polygons.
 import { badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
+import type { ParamValues } from "../../engine/params.ts";
 import {
   TZDATA_VERSION, formatOffset, instantOf, isDst, isoInstant, offsetMinutes, resolveZone, transitions as findTransitions,
   zoneAt, zonesAtPoint, zonesOfCountry, type Disambiguation, type Zone,
@@ -8,7 +9,8 @@ import {
 
 const RULES_NOTE = "Offsets and transitions come from the IANA tz database compiled into this server's runtime (tzdata_version); a government can change its rules with little notice, and a newer release is needed to know.";
 
-function zoneParam(ctx: PluginContext, param: string, raw = ctx.params[param] as string): Zone {
+/** A zone parameter resolved, or a 400; the validate hooks below run it before payment. */
+function zoneParam(params: ParamValues, param: string, raw = params[param] as string): Zone {
   const z = resolveZone(raw);
   if (!z) throw badParam(param, `${param}: "${raw}" is not an IANA time zone ID (e.g. Europe/London, America/New_York, Asia/Kolkata).`);
   return z;
@@ -43,8 +45,10 @@ export function forPoint(ctx: PluginContext) {
   };
 }
 
+now.validate = (params: ParamValues) => void zoneParam(params, "tz");
+
 export function now(ctx: PluginContext) {
-  const z = zoneParam(ctx, "tz");
+  const z = zoneParam(ctx.params, "tz");
   const t = Date.now();
   const next = findTransitions(z.id, t, t + 400 * 86_400_000, 1)[0];
   return {
@@ -62,8 +66,13 @@ export function now(ctx: PluginContext) {
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-export function convert(ctx: PluginContext) {
-  const raw = (ctx.params.time as string).trim();
+/**
+ * Reads convert's parameters into the instant and its zones, refusing (400) a malformed or impossible time, a
+ * local time without from, an unknown zone, or a clock-change time with disambiguation reject. Pure, so
+ * convert.validate runs it before payment and convert runs it again to answer.
+ */
+function readConversion(params: ParamValues) {
+  const raw = (params.time as string).trim();
   const m = ISO.exec(raw);
   if (!m) throw badParam("time", `time must be ISO 8601, e.g. 2026-07-01T09:30 (local to from) or 2026-07-01T09:30:00Z (got "${raw}").`);
   const [y, mo, d, h, mi, s = "0", frac = "0", off] = m.slice(1);
@@ -72,9 +81,9 @@ export function convert(ctx: PluginContext) {
   if (check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 23 || +mi > 59 || +s > 59) {
     throw badParam("time", `time ${raw} is not a real date and time.`);
   }
-  const rule = ctx.params.disambiguation as Disambiguation;
-  const fromRaw = ctx.params.from as string | undefined;
-  const targets = (ctx.params.to as string[]).map((t) => zoneParam(ctx, "to", t));
+  const rule = params.disambiguation as Disambiguation;
+  const fromRaw = params.from as string | undefined;
+  const targets = (params.to as string[]).map((t) => zoneParam(params, "to", t));
   let instant: number;
   let from: { zone: string | null; utc_offset: string; local_time: string };
   let applied: string | null = null;
@@ -82,14 +91,14 @@ export function convert(ctx: PluginContext) {
     const om = /([+-])(\d{2}):?(\d{2})/.exec(off);
     const minutes = om ? (om[1] === "-" ? -1 : 1) * (Number(om[2]) * 60 + Number(om[3])) : 0;
     instant = wall - minutes * 60_000;
-    const fz = fromRaw ? zoneParam(ctx, "from") : undefined;
+    const fz = fromRaw ? zoneParam(params, "from") : undefined;
     if (fz && offsetMinutes(fz.id, instant) !== minutes) {
       throw badParam("from", `time carries the offset ${formatOffset(minutes)}, but ${fz.id} was at ${formatOffset(offsetMinutes(fz.id, instant))} then: give one or the other.`);
     }
     from = { zone: fz?.id ?? null, utc_offset: formatOffset(minutes), local_time: raw.replace(/(Z|[+-]\d{2}:?\d{2})$/i, "").replace(" ", "T") };
   } else {
     if (!fromRaw) throw badParam("from", "from is required when time has no offset (Z or +hh:mm): it names the zone the time is local to.");
-    const fz = zoneParam(ctx, "from");
+    const fz = zoneParam(params, "from");
     const r = instantOf(fz.id, wall, rule);
     if (r.ms === null) {
       throw badParam("time", `${raw} ${r.kind === "gap" ? "does not exist" : "happens twice"} in ${fz.id} (the clocks change then) and disambiguation is reject; use earlier or later.`);
@@ -99,10 +108,17 @@ export function convert(ctx: PluginContext) {
     from = { zone: fz.id, ...pick(zoneAt(fz.id, instant)) };
     if (r.kind === "gap") from.local_time = `${y}-${mo}-${d}T${h}:${mi}:${s.padStart(2, "0")}`;
     if (r.kind !== "normal") {
-      return result(raw, instant, from, targets, { applied, reason: r.kind === "gap" ? `${raw} does not exist in ${fz.id}: the clocks jump over it. The ${rule} reading was used.` : `${raw} happens twice in ${fz.id}: the clocks go back over it. The ${rule} of the two was used.` });
+      return { raw, instant, from, targets, disambiguation: { applied, reason: r.kind === "gap" ? `${raw} does not exist in ${fz.id}: the clocks jump over it. The ${rule} reading was used.` : `${raw} happens twice in ${fz.id}: the clocks go back over it. The ${rule} of the two was used.` } };
     }
   }
-  return result(raw, instant, from, targets, { applied: null, reason: null });
+  return { raw, instant, from, targets, disambiguation: { applied: null, reason: null } };
+}
+
+convert.validate = (params: ParamValues) => void readConversion(params);
+
+export function convert(ctx: PluginContext) {
+  const c = readConversion(ctx.params);
+  return result(c.raw, c.instant, c.from, c.targets, c.disambiguation);
 }
 
 const pick = (z: ReturnType<typeof zoneAt>) => ({ utc_offset: z.utc_offset, local_time: z.local_time });
@@ -121,8 +137,10 @@ function result(input: string, instant: number, from: object, targets: Zone[], d
 
 const wallClock = (ms: number, offset: number) => new Date(ms + offset * 60_000).toISOString().slice(0, 19);
 
+transitions.validate = (params: ParamValues) => void zoneParam(params, "tz");
+
 export function transitions(ctx: PluginContext) {
-  const z = zoneParam(ctx, "tz");
+  const z = zoneParam(ctx.params, "tz");
   const year = (ctx.params.year as number | undefined) ?? new Date().getUTCFullYear();
   // One day either side, so that a change at midnight UTC on 1 January is not missed; then keep the year's.
   const list = findTransitions(z.id, Date.UTC(year, 0, 1) - 86_400_000, Date.UTC(year + 1, 0, 1) + 86_400_000)

