@@ -41,8 +41,8 @@ const GROUP_FIELD_WEIGHTS = {
   description: 1,
 } as const;
 
-const K1 = 1.2;
-const B = 0.6;
+const K1 = 1.5;
+const B = 0.75;
 const SYNONYM_WEIGHT = 0.5;
 const NEAR_SPELLING_WEIGHT = 0.6;
 const NAME_IN_QUERY_BONUS = 10;
