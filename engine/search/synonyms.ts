@@ -52,7 +52,7 @@ const GROUPS: string[][] = [
  * statistics by country) are what answer for one the files never name. The names are the ISO 3166 regions as
  * the runtime's ICU spells them in English; the UK and its nations search for "uk" instead.
  */
-const UK_NATIONS = ["england", "scotland", "wales", "northern ireland"];
+const UK_NATIONS = ["england", "scotland", "wales", "northern ireland", "northernireland"];
 const NOT_COUNTRIES = new Set(["GB", "UK", "US", "EU", "EZ", "UN", "ZZ", "QO"]);
 
 function countryNames(): string[] {
