@@ -92,3 +92,15 @@ const asTerm = (phrase: string) => words(phrase).map(stem).join("~");
 const addAlternative = (term: string, alt: string) => SYNONYMS.set(term, [...new Set([...(SYNONYMS.get(term) ?? []), alt])]);
 for (const nation of UK_NATIONS) addAlternative(asTerm(nation), "uk");
 for (const country of countryNames()) if (!UK_NATIONS.includes(country.toLowerCase())) addAlternative(asTerm(country), asTerm("country"));
+
+/**
+ * Cities as the IANA time zone IDs name them ("Asia/Tokyo", "America/New_York"). A city the endpoint files never
+ * name also asks for "city": the endpoints that take any place, not one that happens to share another word.
+ */
+export const CITIES: Set<string> = new Set(
+  Intl.supportedValuesOf("timeZone")
+    .map((id) => id.split("/").pop()!.replace(/_/g, " "))
+    .filter((city) => words(city).length === 1)
+    .map(asTerm),
+);
+export const CITY = asTerm("city");
