@@ -4,7 +4,7 @@
 // on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never use, by
 // near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
 // of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
-import { SYNONYMS } from "./synonyms.ts";
+import { CITIES, CITY, SYNONYMS } from "./synonyms.ts";
 import { isPair, terms } from "./text.ts";
 import type { Endpoint, Group } from "../registry.ts";
 
@@ -41,8 +41,8 @@ const GROUP_FIELD_WEIGHTS = {
   description: 1,
 } as const;
 
-const K1 = 1.2;
-const B = 0.6;
+const K1 = 1.5;
+const B = 0.75;
 const SYNONYM_WEIGHT = 0.5;
 const NEAR_SPELLING_WEIGHT = 0.6;
 const NAME_IN_QUERY_BONUS = 10;
@@ -168,6 +168,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
       if (known(t)) add(t, own);
       if (!isPair(t)) for (const near of nearSpellings(t, known(t))) add(near, NEAR_SPELLING_WEIGHT);
       for (const alt of SYNONYMS.get(t) ?? []) if (known(alt)) add(alt, SYNONYM_WEIGHT * own);
+      if (CITIES.has(t) && known(CITY)) add(CITY, SYNONYM_WEIGHT);
       return { term: t, alts };
     });
   }

@@ -44,7 +44,38 @@ const GROUPS: string[][] = [
   ["without", "excluding"],
   ["underlying", "regular", "core"],
   ["rise", "increase", "growth", "change"],
+  ["uk", "united kingdom", "britain", "british", "great britain"],
 ];
+
+/**
+ * A country named in a query also asks for "country": endpoints that take any country (holidays, airports,
+ * statistics by country) are what answer for one the files never name. The names are the ISO 3166 regions as
+ * the runtime's ICU spells them in English; the UK and its nations search for "uk" instead.
+ */
+const UK_NATIONS = ["england", "scotland", "wales", "northern ireland", "northernireland"];
+const NOT_COUNTRIES = new Set(["GB", "UK", "US", "EU", "EZ", "UN", "ZZ", "QO"]);
+
+function countryNames(): string[] {
+  const names = new Set<string>();
+  const display = new Intl.DisplayNames(["en"], { type: "region" });
+  const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  for (const a of letters) {
+    for (const b of letters) {
+      const code = a + b;
+      if (NOT_COUNTRIES.has(code) || code.startsWith("X")) continue;
+      let name: string | undefined;
+      try {
+        name = display.of(code);
+      } catch {
+        continue;
+      }
+      // "Myanmar (Burma)", "Hong Kong SAR China": the name before any qualifier, and only names of one or two words.
+      const plain = name?.replace(/\s*\(.*\)$/, "").replace(/ SAR China$/, "");
+      if (plain && plain !== code && !/[&.]/.test(plain) && words(plain).length <= 2) names.add(plain);
+    }
+  }
+  return [...names];
+}
 
 /** search term (a stemmed word, or a pair "a~b") -> alternative terms */
 export const SYNONYMS: Map<string, string[]> = new Map();
@@ -56,3 +87,20 @@ for (const group of GROUPS) {
     SYNONYMS.set(term, [...new Set([...(SYNONYMS.get(term) ?? []), ...others])]);
   }
 }
+
+const asTerm = (phrase: string) => words(phrase).map(stem).join("~");
+const addAlternative = (term: string, alt: string) => SYNONYMS.set(term, [...new Set([...(SYNONYMS.get(term) ?? []), alt])]);
+for (const nation of UK_NATIONS) addAlternative(asTerm(nation), "uk");
+for (const country of countryNames()) if (!UK_NATIONS.includes(country.toLowerCase())) addAlternative(asTerm(country), asTerm("country"));
+
+/**
+ * Cities as the IANA time zone IDs name them ("Asia/Tokyo", "America/New_York"). A city the endpoint files never
+ * name also asks for "city": the endpoints that take any place, not one that happens to share another word.
+ */
+export const CITIES: Set<string> = new Set(
+  Intl.supportedValuesOf("timeZone")
+    .map((id) => id.split("/").pop()!.replace(/_/g, " "))
+    .filter((city) => words(city).length === 1)
+    .map(asTerm),
+);
+export const CITY = asTerm("city");

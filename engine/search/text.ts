@@ -35,6 +35,9 @@ const NUMBERS: Record<string, string> = {
   twelve: "12", fifteen: "15", twenty: "20", thirty: "30", fifty: "50", hundred: "100",
 };
 
+/** Places whose name holds another place's name: one word each, so "Northern Ireland" never asks for Ireland. */
+const GLUED_PLACES = /\b(northern ireland|new south wales|new york|new jersey|new england|new mexico|west virginia|papua new guinea|equatorial guinea|south sudan|south africa|south korea|north korea)\b/g;
+
 /**
  * The words of a text, before stemming. Hyphens and underscores split words ("company_number", "gbp-usd"),
  * "US" becomes "usa", number words become digits, and a number glued to its unit is split ("5y", "10yr" -> "5 year", "10 year").
@@ -43,6 +46,7 @@ export function words(text: string): string[] {
   return text
     .replace(/\bU\.?S\.?(?=$|[^A-Za-z])/g, "usa") // "US" the country, not "us" the pronoun
     .toLowerCase()
+    .replace(GLUED_PLACES, (m) => m.replace(/\s+/g, ""))
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .split(/[^a-z0-9']+/)
