@@ -8,6 +8,7 @@ import nock from "nock";
 import { runCall } from "../engine/pipeline.ts";
 import { loadRegistry } from "../engine/registry.ts";
 import { endpointCard } from "../engine/search/card.ts";
+import { createToolbox } from "../engine/mcp/tools.ts";
 import { utcDay } from "../engine/access/keys.ts";
 import type { Problem } from "../engine/problem.ts";
 import type { Running } from "../engine/server.ts";
@@ -66,6 +67,14 @@ describe("free-allowance-only endpoints (price 0)", function () {
     assert.equal(card.price_usd, 0);
     assert.equal(card.free_allowance_only, true);
     assert.equal(endpointCard(server.engine.registry.find("bank-of-england", "sonia")!).free_allowance_only, undefined);
+  });
+
+  it("says so in the MCP tool's description, never offering to sell calls past the allowance", () => {
+    const tools = createToolbox(server.engine).list(["bank-of-england"]);
+    const free = tools.find((t) => t.name === "bank-of-england__bank-rate")!;
+    assert.match(free.description ?? "", /Free allowance only: \d+ calls a day/);
+    assert.doesNotMatch(free.description ?? "", /Price: \$0/);
+    assert.match(tools.find((t) => t.name === "bank-of-england__sonia")!.description ?? "", /Price: \$0\.001 a call after/);
   });
 
   it("asks for a free key over HTTP without one: 401 free_key_required, no PAYMENT-REQUIRED", async () => {

@@ -157,7 +157,9 @@ function endpointTool(e: Endpoint): Tool {
     title: e.summary,
     description:
       `${e.description}${e.disclaimers.length ? ` ${e.disclaimers.join(" ")}` : ""} ` +
-      `Price: $${e.price} a call after ${free.mcp_without_key} free calls a day (${free.with_key} with a free key).`,
+      (e.freeOnly
+        ? `Free allowance only: ${free.mcp_without_key} calls a day (${free.with_key} with a free key); the upstream's terms do not allow selling more.`
+        : `Price: $${e.price} a call after ${free.mcp_without_key} free calls a day (${free.with_key} with a free key).`),
     inputSchema: inputSchema(e.params, e.freeForm),
     ...(e.output ? { outputSchema: outputSchema(e.output) } : {}),
     annotations: { title: e.summary, ...READ_ONLY },
