@@ -2,7 +2,7 @@
 // published twice (by the council and by a national body, or twice by the council at different quality): records of
 // one dataset with the same name are merged into one, the authoritative one first, the others kept as references.
 import { badParam, Problem } from "../../engine/problem.ts";
-import { resolvePostcode } from "../shared/postcodes.ts";
+import { originFromParams } from "../shared/origin.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { Point } from "../shared/geo.ts";
 
@@ -44,18 +44,7 @@ interface Entity {
 const blank = (v: unknown) => (v === undefined || v === null || v === "" ? null : v);
 
 /** The point from postcode, or from latitude and longitude, never both. */
-export async function pointFromParams(ctx: PluginContext): Promise<Point & { postcode?: string }> {
-  const { latitude, longitude, postcode } = ctx.params as { latitude?: number; longitude?: number; postcode?: string };
-  if (postcode !== undefined) {
-    if (latitude !== undefined || longitude !== undefined) throw badParam("postcode", "Give either postcode or latitude and longitude, not both.");
-    const place = await resolvePostcode(ctx, "postcode");
-    return { lat: place.latitude, lng: place.longitude, postcode: place.postcode };
-  }
-  if (latitude === undefined || longitude === undefined) {
-    throw badParam(latitude === undefined ? "latitude" : "longitude", "Give latitude and longitude (decimal degrees), or a postcode in England.", "missing_parameter");
-  }
-  return { lat: latitude, lng: longitude };
-}
+export const pointFromParams = (ctx: PluginContext) => originFromParams(ctx, { lat: "latitude", lng: "longitude" });
 
 /** The designations at a point, merged: one per dataset and name. */
 export async function designationsAt(ctx: PluginContext, p: Point) {
