@@ -130,7 +130,7 @@ export class UpstreamClient {
   private readonly opts: UpstreamOptions;
   private readonly tokens: OAuth2Tokens;
   /** The cache key of each fresh response, so a failed call can take it back out (discard). */
-  private readonly keepable = new WeakMap<Fetched, string>();
+  private readonly cacheKeyOf = new WeakMap<Fetched, string>();
 
   constructor(sources: Map<string, Source>, opts: UpstreamOptions) {
     this.sources = sources;
@@ -182,7 +182,7 @@ export class UpstreamClient {
       if (!fetched.cached) {
         if (ttl > 0) this.cache.set(key, fetched, { ttl });
         if (lastModified) this.validated.set(key, { lastModified, fetched });
-        this.keepable.set(fetched, key);
+        this.cacheKeyOf.set(fetched, key);
       }
       return fetched;
     });
@@ -200,7 +200,7 @@ export class UpstreamClient {
    */
   discard(fetched: Iterable<Fetched>): void {
     for (const f of fetched) {
-      const key = this.keepable.get(f);
+      const key = this.cacheKeyOf.get(f);
       if (key === undefined) continue;
       if (this.cache.peek(key) === f) this.cache.delete(key);
       if (this.validated.peek(key)?.fetched === f) this.validated.delete(key);
