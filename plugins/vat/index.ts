@@ -1,5 +1,5 @@
 // vat: check (routes a prefixed VAT number to HMRC or VIES), format (offline syntax and check digits) and rates
-// (the committed ibericode/vat-rates file, dated). The check answers are shaped by the group's transform.
+// (our rates file in ibericode/vat-rates' format, dated). The check answers are shaped by the group's transform.
 import fs from "node:fs";
 import path from "node:path";
 import { Problem } from "../../engine/problem.ts";
@@ -149,7 +149,7 @@ export function format(ctx: PluginContext): Record<string, unknown> {
 interface Period { effective_from: string; rates: Record<string, number>; exceptions?: { name: string; postcode: string; standard: number }[] }
 interface RatesFile { details: string; version: number; items: Record<string, Period[]> }
 
-/** The committed copy of ibericode/vat-rates and where it came from. */
+/** Where the rates in plugins/vat/vat-rates.json come from (our file, in the format of ibericode/vat-rates). */
 export const RATES_SOURCE = {
   name: "ibericode/vat-rates",
   url: "https://github.com/ibericode/vat-rates/blob/52fe8a90f545c7e6849bd94c8fa24a4d83d4fd15/vat-rates.json",
@@ -189,7 +189,7 @@ export function rates(ctx: PluginContext): Record<string, unknown> {
   if (country && list.length === 0) {
     throw new Problem({ status: 404, code: "not_found", param: "country", detail: `country: no VAT rates for ${country} on ${date} in the data (EU states and GB; rates before a state's first recorded period are not held).` });
   }
-  ctx.record({ source: "vat-rates", publisher: "ibericode/vat-rates (MIT), committed copy", url: RATES_SOURCE.url, fetched_at: `${RATES_SOURCE.as_of}T00:00:00Z`, cached: true });
+  ctx.record({ source: "vat-rates", publisher: "ibericode/vat-rates (MIT), as of the date given", url: RATES_SOURCE.url, fetched_at: `${RATES_SOURCE.as_of}T00:00:00Z`, cached: true });
   return {
     date,
     data_as_of: RATES_SOURCE.as_of,
