@@ -17,9 +17,16 @@ interface Country {
   regions_only?: boolean;
 }
 
+/** A dated published text the list was checked against. */
+interface Check {
+  url: string;
+  date: string;
+  says: string;
+}
+
 interface Lists {
-  fatf: { plenary: string; published: string; confirmed: boolean; transcribed_from: string; pending: string; source_url: string; call_for_action: Country[]; increased_monitoring: Country[] };
-  eu_high_risk: { legal_basis: string; source_url: string; amending_act: string; date_of_application: string; confirmed: boolean; transcribed_from: string; succession: string; countries: Country[] };
+  fatf: { plenary: string; published: string; confirmed: boolean; transcribed_from: string; verified_against: Check[]; pending: string; source_url: string; call_for_action: Country[]; increased_monitoring: Country[] };
+  eu_high_risk: { legal_basis: string; source_url: string; amending_act: string; date_of_application: string; confirmed: boolean; transcribed_from: string; verified_against: Check[]; succession: string; countries: Country[] };
   ofac_comprehensive: { as_of: string; source_url: string; confirmed: boolean; countries: Country[]; note: string };
 }
 
@@ -39,6 +46,7 @@ export function fatf() {
     counts: { call_for_action: f.call_for_action.length, increased_monitoring: f.increased_monitoring.length },
     source_url: f.source_url,
     transcribed_from: f.transcribed_from,
+    verified_against: f.verified_against,
     pending: f.pending,
     note: `call_for_action is FATF's "black list" (countermeasures or enhanced due diligence as stated), increased_monitoring its "grey list". ${CURATED}`,
   };
@@ -55,6 +63,7 @@ export function euHighRisk() {
     countries: e.countries.map(item),
     source_url: e.source_url,
     transcribed_from: e.transcribed_from,
+    verified_against: e.verified_against,
     succession: e.succession,
     note: `EU obliged entities must apply enhanced due diligence to business relationships and transactions involving these countries. The EU list lags and differs from FATF's. ${CURATED}`,
   };
