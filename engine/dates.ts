@@ -36,12 +36,12 @@ export function parseIsoDay(text: string): Date | undefined {
   return isoDay(d) === text ? d : undefined;
 }
 
-/** "today", "today-120d", "today+7d" -> YYYY-MM-DD. */
-export function relativeDay(expr: string, now = new Date()): string | undefined {
+/** "today", "today-120d", "today+7d" -> YYYY-MM-DD, counted from `today` (the engine passes clock.today()). */
+export function relativeDay(expr: string, today: Date): string | undefined {
   const m = /^today(?:([+-])(\d+)d)?$/.exec(expr);
   if (!m) return undefined;
   const days = m[1] ? (m[1] === "-" ? -1 : 1) * Number(m[2]) : 0;
-  return isoDay(addDays(todayUtc(now), days));
+  return isoDay(addDays(todayUtc(today), days));
 }
 
 /** YYYY-MM-DD -> "01/Jan/2024", the Bank of England database's date form. */

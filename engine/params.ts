@@ -174,7 +174,7 @@ export function exampleValues(specs: Record<string, ParamSpec>, params: Record<s
 }
 
 export function defaultValue(spec: ParamSpec): unknown {
-  if (typeof spec.default === "string" && spec.format === "date") return relativeDay(spec.default) ?? spec.default;
+  if (typeof spec.default === "string" && spec.format === "date") return relativeDay(spec.default, clock.today()) ?? spec.default;
   if (spec.type === "array" && typeof spec.default === "string") return spec.default.split(",");
   return spec.default;
 }

@@ -74,6 +74,8 @@ export interface Example {
   params: Record<string, unknown>;
   fixtures?: Fixture[];
   datasets?: string[];
+  /** The day the example runs on (YYYY-MM-DD): the tests set clock.today to it, for answers computed from today. */
+  today?: string;
   status?: number;
   expect?: Record<string, unknown>;
 }

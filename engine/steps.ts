@@ -9,10 +9,15 @@ import type { Endpoint, Step } from "./registry.ts";
 import type { ParamValues } from "./params.ts";
 import { Template, type Scope } from "./template.ts";
 import { pagingQuery } from "./paging.ts";
+import { isoDay } from "./dates.ts";
+import { clock } from "./clock.ts";
+
+/** What an endpoint's templates, preconditions and expect tests see; $steps fills as the steps run. */
+const scopeOf = (endpoint: Endpoint, params: ParamValues): Scope => ({ params, vars: endpoint.vars, steps: {}, today: isoDay(clock.today()) });
 
 /** The preconditions that need only the parameters: checked before the access decision, so bad input is a 400 first. */
 export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamValues): Promise<void> {
-  const scope: Scope = { params, vars: endpoint.vars, steps: {} };
+  const scope = scopeOf(endpoint, params);
   for (const step of endpoint.steps ?? []) if (step.precondition?.early) await checkPrecondition(step, scope);
 }
 
@@ -31,7 +36,7 @@ export async function runSteps(
   fetched: Fetched[],
 ): Promise<unknown> {
   const steps = endpoint.steps ?? [];
-  const scope: Scope = { params, vars: endpoint.vars, steps: {} };
+  const scope = scopeOf(endpoint, params);
   let body: unknown;
   for (const [i, step] of steps.entries()) {
     const isLast = i === steps.length - 1;

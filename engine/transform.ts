@@ -15,7 +15,8 @@
 //   $zonedInstant(text, zone)  a local date-time without offset ("2026-05-29T14:53:00") in an IANA zone
 //                   ("Europe/London") -> ISO 8601 with that zone's offset then ("2026-05-29T14:53:00+01:00")
 import jsonata from "jsonata";
-import { isoDay, todayUtc } from "./dates.ts";
+import { isoDay } from "./dates.ts";
+import { clock } from "./clock.ts";
 import { registerHelpers } from "./transform-helpers.ts";
 import { jsonataError } from "./registry-checks.ts";
 
@@ -48,7 +49,7 @@ export function compileTransform(source: string, functions: Record<string, strin
   }
   registerHelpers(expr);
   return {
-    evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(todayUtc()) }),
+    evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(clock.today()) }),
   };
 }
 

@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry, type Registry } from "../engine/registry.ts";
+import { loadRegistry, type Example, type Registry } from "../engine/registry.ts";
+import { clock } from "../engine/clock.ts";
+import { parseIsoDay } from "../engine/dates.ts";
 import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, standInCredentials, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 import type { Access } from "../engine/access/types.ts";
@@ -23,7 +25,17 @@ try {
   loadError = e;
 }
 
+// An example that states `today` runs with the engine's clock on that day (queries and answers computed from today).
+// Each describe below puts the real clock back after every test.
+const realToday = clock.today;
+function setClock(example: Example): void {
+  if (example.today === undefined) return;
+  const today = parseIsoDay(example.today) ?? assert.fail(`today: ${example.today} is not a calendar date`);
+  clock.today = () => today;
+}
+
 describe("every endpoint file", () => {
+  afterEach(() => (clock.today = realToday));
   it("loads and validates", () => {
     if (loadError) throw loadError;
   });
@@ -55,6 +67,7 @@ describe("every endpoint file", () => {
       });
       for (const [i, example] of endpoint.examples.entries()) {
         it(example.title ?? `example ${i + 1}: ${JSON.stringify(example.params)}`, async () => {
+          setClock(example);
           const scopes = mockExample(registry!, example);
           if (example.datasets?.length) await server.engine.datasets.loadTestDatasets?.(example.datasets);
           const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
@@ -94,10 +107,12 @@ const paymentAlways: Access = {
 describe("every refused example is refused before payment", () => {
   let server: Running;
   useTestServer({ access: paymentAlways }, (s) => (server = s));
+  afterEach(() => (clock.today = realToday));
   for (const endpoint of registry?.endpoints.values() ?? []) {
     // Those the upstream itself refuses (the example replays its answer) can only be known after asking it.
     for (const example of endpoint.examples.filter((ex) => ex.status === 400 && !ex.fixtures?.length)) {
       it(`${endpoint.key}: ${example.title ?? JSON.stringify(example.params)}`, async () => {
+        setClock(example);
         const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
         assert.equal(res.status, 400, JSON.stringify(res.body).slice(0, 300));
       });
