@@ -7,6 +7,10 @@ export interface Config {
   dataDir: string;
   baseUrl: string;
   databaseUrl?: string;
+  /** Several instances act as one toward upstreams: shared rate limits, response cache, single-flight, dataset downloads. */
+  redisUrl?: string;
+  /** Prefix of every Redis key, so that several deployments (or test runs) can share one Redis. */
+  redisPrefix: string;
   logLevel: string;
   upstreamTimeoutMs: number;
   upstreamRetries: number;
@@ -29,6 +33,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: path.resolve(env.DATA_DIR ?? path.join(ROOT, "data")),
     baseUrl: (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
     databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || "pda:",
     logLevel: env.LOG_LEVEL ?? "info",
     upstreamTimeoutMs: Number(env.UPSTREAM_TIMEOUT_MS ?? 10_000),
     upstreamRetries: Number(env.UPSTREAM_RETRIES ?? 2),

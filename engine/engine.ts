@@ -7,6 +7,7 @@ import { ResultCache } from "./result-cache.ts";
 import { createAccess } from "./access/index.ts";
 import { createDatasets, type Datasets } from "./datasets/index.ts";
 import type { Access } from "./access/types.ts";
+import { Cluster } from "./cluster/redis.ts";
 
 export interface Engine {
   config: Config;
@@ -17,6 +18,8 @@ export interface Engine {
   results: ResultCache;
   access: Access;
   datasets: Datasets;
+  /** REDIS_URL: what the instances share; absent for a single instance. */
+  cluster?: Cluster;
   /** Forgets cached upstream responses and answers (tests, operators). */
   clearCaches(): void;
   close(): Promise<void>;
@@ -35,15 +38,16 @@ export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
   const config = loadConfig(env, opts.config);
   const log = opts.log ?? createLogger(config.logLevel);
   const registry = await loadRegistry({ rootDir: config.rootDir, endpointsDir: config.endpointsDir, env });
+  const cluster = config.redisUrl ? await Cluster.connect(config.redisUrl, log, config.redisPrefix) : undefined;
   const upstream = new UpstreamClient(registry.sources, {
     timeoutMs: config.upstreamTimeoutMs, retries: config.upstreamRetries, cacheMaxEntries: config.cacheMaxEntries, log, env,
-    budgetMs: config.upstreamBudgetMs, maxBytes: config.upstreamMaxBytes,
+    budgetMs: config.upstreamBudgetMs, maxBytes: config.upstreamMaxBytes, cluster,
   });
-  const datasets = await createDatasets({ config, log, upstream, env });
+  const datasets = await createDatasets({ config, log, upstream, env, cluster });
   const access = opts.access ?? (await createAccess({ config, log, registry, env }));
   const results = new ResultCache(config.cacheMaxEntries);
   return {
-    config, env, log, registry, upstream, results, access, datasets,
+    config, env, log, registry, upstream, results, access, datasets, cluster,
     clearCaches: () => {
       upstream.clearCache();
       results.clear();
@@ -51,6 +55,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
     close: async () => {
       await access.close();
       await datasets.close();
+      await cluster?.close();
     },
   };
 }

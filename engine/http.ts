@@ -47,7 +47,7 @@ export function createHttpApp(engine: Engine): Express {
       return [{ source: s.name, variables: missingCredentials(s, engine.env),
         effect: state === "missing" ? "calls answer 503 upstream_credentials_missing" : `calls go to the public host ${s.auth!.fallback_base_url} without credentials` }];
     });
-    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing });
+    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
   });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));

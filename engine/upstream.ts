@@ -9,6 +9,9 @@ import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-bo
 import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
 import { Problem } from "./problem.ts";
 import type { Logger } from "./log.ts";
+import { SourceLimits, type RateLimit } from "./cluster/rate-limit.ts";
+import { SharedResponses } from "./cluster/shared-responses.ts";
+import type { Cluster } from "./cluster/redis.ts";
 
 export interface UpstreamRequest {
   source: string;
@@ -93,20 +96,6 @@ function retryAfterSeconds(v: unknown): number | undefined {
   return at === undefined ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
-class RateLimiter {
-  private readonly interval: number;
-  private next = 0;
-  constructor(requests: number, perSeconds: number) {
-    this.interval = (perSeconds * 1000) / requests;
-  }
-  async take(): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.next);
-    this.next = at + this.interval;
-    if (at > now) await new Promise((r) => setTimeout(r, at - now));
-  }
-}
-
 export interface UpstreamOptions {
   timeoutMs: number;
   retries: number;
@@ -117,6 +106,8 @@ export interface UpstreamOptions {
   budgetMs?: number;
   /** The largest body taken from a source that sets no max_bytes of its own. */
   maxBytes?: number;
+  /** REDIS_URL: rate limits, a cache tier and single-flight shared by every instance. */
+  cluster?: Cluster;
 }
 
 
@@ -125,7 +116,9 @@ export class UpstreamClient {
   private readonly inFlight = new Map<string, Promise<Fetched>>();
   /** For http_cache sources: the last response with a Last-Modified, to revalidate once it has expired. */
   private readonly validated: LRUCache<string, { lastModified: string; fetched: Fetched }>;
-  private readonly limiters = new Map<string, RateLimiter>();
+  private readonly limits: SourceLimits;
+  /** The cache tier and single-flight shared with the other instances (REDIS_URL). */
+  private readonly shared?: SharedResponses<Fetched>;
   readonly sources: Map<string, Source>;
   private readonly opts: UpstreamOptions;
   private readonly tokens: OAuth2Tokens;
@@ -138,8 +131,14 @@ export class UpstreamClient {
     this.tokens = new OAuth2Tokens({ timeoutMs: opts.timeoutMs, log: opts.log, env: opts.env ?? process.env });
     this.cache = new LRUCache({ max: opts.cacheMaxEntries, ttlAutopurge: false });
     this.validated = new LRUCache({ max: opts.cacheMaxEntries });
-    for (const s of sources.values()) {
-      if (s.rate_limit) this.limiters.set(s.name, new RateLimiter(s.rate_limit.requests, s.rate_limit.per_seconds));
+    const limits = new Map<string, RateLimit>();
+    for (const s of sources.values()) if (s.rate_limit) limits.set(s.name, s.rate_limit);
+    this.limits = new SourceLimits(limits, opts.cluster);
+    if (opts.cluster) {
+      this.shared = new SharedResponses<Fetched>(opts.cluster, {
+        upstreamErrorFields: (e) => (e instanceof UpstreamError ? { ...e, message: e.message } : undefined),
+        reviveUpstreamError: (f) => Object.assign(new UpstreamError(f.kind as UpstreamFailure, String(f.source), String(f.url), String(f.message), f.status as number | undefined, f.text as string | undefined), { retryAfter: f.retryAfter, rejectIndex: f.rejectIndex }),
+      });
     }
   }
 
@@ -176,14 +175,10 @@ export class UpstreamClient {
     if (hit) return { ...hit, cached: true };
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const p = this.fetchFresh(req, key).then(({ fetched, expiresAt, lastModified }) => {
-      // A source with http_cache keeps a response at least until its Expires (at most a day).
-      const ttl = Math.max(req.cacheMs ?? 0, expiresAt ? Math.min(expiresAt - Date.now(), DAY_MS) : 0);
-      if (!fetched.cached) {
-        if (ttl > 0) this.cache.set(key, fetched, { ttl });
-        if (lastModified) this.validated.set(key, { lastModified, fetched });
-        this.cacheKeyOf.set(fetched, key);
-      }
+    const p = this.fetchShared(req, key).then(({ fetched, ttlMs, lastModified }) => {
+      if (ttlMs > 0) this.cache.set(key, fetched, { ttl: ttlMs });
+      if (lastModified) this.validated.set(key, { lastModified, fetched });
+      this.cacheKeyOf.set(fetched, key);
       return fetched;
     });
     this.inFlight.set(key, p);
@@ -192,6 +187,27 @@ export class UpstreamClient {
     } finally {
       this.inFlight.delete(key);
     }
+  }
+
+  /** The shared tier (another instance's fresh response), else one upstream request for all instances asking the same. */
+  private async fetchShared(req: UpstreamRequest, key: string): Promise<{ fetched: Fetched; ttlMs: number; lastModified?: string }> {
+    const fresh = async () => {
+      const { fetched, expiresAt, lastModified } = await this.fetchFresh(req, key);
+      // A source with http_cache keeps a response at least until its Expires (at most a day); a 304's reuse is not cached again.
+      const ttlMs = fetched.cached ? 0 : Math.max(req.cacheMs ?? 0, expiresAt ? Math.min(expiresAt - Date.now(), DAY_MS) : 0);
+      return { fetched, ttlMs, lastModified };
+    };
+    if (!this.shared) return fresh();
+    const hit = await this.shared.get(key);
+    if (hit) return { fetched: { ...hit.value, cached: true }, ttlMs: hit.ttlMs };
+    let lastModified: string | undefined;
+    const deadline = Date.now() + (this.source(req.source).budget_ms ?? this.opts.budgetMs ?? DEFAULT_BUDGET_MS);
+    const got = await this.shared.once(key, deadline, async () => {
+      const r = await fresh();
+      lastModified = r.lastModified;
+      return { value: r.fetched, ttlMs: r.ttlMs };
+    });
+    return { fetched: got.value, ttlMs: got.ttlMs, lastModified };
   }
 
   /**
@@ -204,6 +220,7 @@ export class UpstreamClient {
       if (key === undefined) continue;
       if (this.cache.peek(key) === f) this.cache.delete(key);
       if (this.validated.peek(key)?.fetched === f) this.validated.delete(key);
+      void this.shared?.delete(key);
     }
   }
 
@@ -251,7 +268,14 @@ export class UpstreamClient {
         await new Promise((r) => setTimeout(r, delay));
       }
       wait = 0;
-      await this.limiters.get(source.name)?.take();
+      // A turn must leave time for the request itself: up to a second (a quarter of a short budget).
+      const slot = await this.limits.take(source.name, deadline - Math.min(1_000, budget / 4));
+      if (!slot.granted) {
+        if (lastError) break;
+        const seconds = Math.ceil(slot.waitMs / 1000);
+        throw new Problem({ status: 503, code: "upstream_busy", headers: { "retry-after": String(seconds) }, extra: { upstream: source.name },
+          detail: `The upstream source ${source.name} allows ${source.rate_limit!.requests} requests every ${source.rate_limit!.per_seconds} s for all callers together, and its next free turn is ${seconds} s away, beyond this call's time budget. The call was not charged; try again later.` });
+      }
       const left = deadline - Date.now();
       if (left <= 0) break;
       if (token) headers.authorization = `Bearer ${token}`;

@@ -3,7 +3,7 @@
 // DATA_DIR of this test, then on PostgreSQL (a schema of this run, leases of 1 s), its upstream pointed
 // (UPSTREAM_BANK_OF_ENGLAND) at a slow loopback server of the test. Each run reports what it saw.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
@@ -12,40 +12,11 @@ import pg from "pg";
 import { openStore, type StoreOptions } from "../engine/store/index.ts";
 import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
 import { hashKey, newApiKey, utcDay } from "../engine/access/keys.ts";
-import { ROOT, fixture, tempDir } from "./helpers.ts";
+import { fixture, tempDir } from "./helpers.ts";
+import { exited, freePort, serve, waitHealthy } from "./support/processes.ts";
 
 const KEY_ALLOWANCE = 1000; // bank-of-england's key size (endpoints/bank-of-england/_group.yaml)
 const CREDIT = 1_000_000; // $1 in micro-dollars: 1000 calls at $0.001
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-function serve(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(path.join(ROOT, "node_modules", ".bin", "node"), ["engine/cli.ts", "serve"], { cwd: ROOT, env, stdio: "ignore" });
-}
-
-/** Resolves when the child has exited, also when it exited before this was called. */
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((r) => child.once("exit", () => r()));
-}
-
-async function waitHealthy(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the server did not start");
-}
 
 /** Where the killed server keeps its store, and how the test reaches it. */
 interface Backend {

@@ -5,47 +5,16 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { loadDefinitions } from "../engine/datasets/definitions.ts";
 import { zipEntries } from "../engine/datasets/zip.ts";
-import { readSources, sourceEnvVar } from "../engine/sources.ts";
+import { readSources } from "../engine/sources.ts";
 import { FIXTURES, ROOT, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
+import { fixtureUpstream } from "./support/dataset-upstream.ts";
 import type { Running } from "../engine/server.ts";
 
 const DATASETS = path.join(FIXTURES, "datasets");
-
-/** Serves /<source><file path> from test/fixtures/datasets/<dataset>/<file name>; other paths are 404. */
-async function fixtureUpstream(hold: Promise<void>): Promise<{ server: http.Server; env: Record<string, string>; asked: string[] }> {
-  const sources = readSources(path.join(ROOT, "sources.yaml"));
-  const definitions = await loadDefinitions(ROOT, sources);
-  const files = new Map<string, string>();
-  const usedSources = new Set<string>();
-  for (const def of definitions.values()) {
-    for (const f of def.files) {
-      const source = f.source ?? def.source;
-      usedSources.add(source);
-      files.set(`/${source}${f.path.split("?")[0]}`, path.join(DATASETS, def.name, f.name));
-    }
-  }
-  const asked: string[] = [];
-  const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://x");
-    asked.push(url.pathname);
-    await hold;
-    const file = files.get(url.pathname);
-    if (!file || !fs.existsSync(file)) {
-      res.writeHead(404).end("not here");
-      return;
-    }
-    res.writeHead(200, { "last-modified": "Tue, 05 May 2026 10:00:00 GMT" }).end(fs.readFileSync(file));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const env = Object.fromEntries([...usedSources].map((s) => [sourceEnvVar(s), `${base}/${s}`]));
-  return { server, env, asked };
-}
 
 describe("datasets on a fresh start", () => {
   let server: Running | undefined;

@@ -288,7 +288,7 @@ describe("datasets", () => {
     let succeed!: () => void;
     const refreshed = new Promise<void>((r) => (succeed = r));
     const syncer = {
-      async sync(name: string) {
+      async syncInTurn(name: string) {
         calls.push(name);
         if (calls.length === 1) throw new Error("the source is down");
         succeed();

@@ -1,14 +1,16 @@
-// A source's own time budget (budget_ms, for slow upstreams) and list-valued query parameters (sent once per item).
+// A source's own time budget (budget_ms, for slow upstreams), its rate limit against that budget, and list-valued
+// query parameters (sent once per item).
 import assert from "node:assert/strict";
 import nock from "nock";
 import { pino } from "pino";
 import { UpstreamClient, UpstreamError } from "../engine/upstream.ts";
 import type { Source } from "../engine/sources.ts";
 import { isolateNetwork } from "./helpers.ts";
+import { Problem } from "../engine/problem.ts";
 
 const BASE = "https://slow.example";
-function client(budget?: number): UpstreamClient {
-  const source: Source = { name: "s", envVar: "UPSTREAM_S", base_url: BASE, public_base_url: BASE, publisher: "test", timeout_ms: 2_000, budget_ms: budget };
+function client(budget?: number, rateLimit?: Source["rate_limit"]): UpstreamClient {
+  const source: Source = { name: "s", envVar: "UPSTREAM_S", base_url: BASE, public_base_url: BASE, publisher: "test", timeout_ms: 2_000, budget_ms: budget, rate_limit: rateLimit };
   return new UpstreamClient(new Map([["s", source]]), { timeoutMs: 2_000, retries: 0, cacheMaxEntries: 10, log: pino({ level: "silent" }), budgetMs: 200 });
 }
 
@@ -22,6 +24,21 @@ describe("engine: a source's budget_ms and list query values", () => {
     nock.cleanAll();
     nock(BASE).get("/run").delay(400).reply(200, { ok: 1 });
     assert.deepEqual((await client(1_500).fetch({ source: "s", path: "/run" })).body, { ok: 1 });
+  });
+
+  it("refuses a request whose turn under the rate limit would come after its budget: 503 upstream_busy, Retry-After, nothing sent", async () => {
+    // One a second (turns 1.1 s apart), a budget of 1.2 s of which 0.3 s is kept for the request: the second must wait 1.1 s.
+    const c = client(1_200, { requests: 1, per_seconds: 1 });
+    const first = nock(BASE).get("/a").reply(200, { ok: 1 });
+    const second = nock(BASE).get("/b").reply(200, { ok: 2 });
+    const [a, b] = await Promise.allSettled([c.fetch({ source: "s", path: "/a" }), c.fetch({ source: "s", path: "/b" })]);
+    assert.equal(a.status, "fulfilled");
+    assert.ok(first.isDone());
+    assert.ok(b.status === "rejected" && b.reason instanceof Problem, "the second is refused");
+    assert.equal(b.reason.code, "upstream_busy");
+    assert.equal(b.reason.status, 503);
+    assert.equal(b.reason.headers["retry-after"], "2");
+    assert.equal(second.isDone(), false, "the upstream was not asked");
   });
 
   it("sends a list value once per item, in order, and shows it so", async () => {

@@ -11,6 +11,8 @@ import { createProgress, type SyncProgress } from "./progress.ts";
 import { loadDefinitions } from "./definitions.ts";
 import { RefreshSchedule } from "./refresh.ts";
 import type { Config } from "../config.ts";
+import type { Cluster } from "../cluster/redis.ts";
+import { durationMs } from "../duration.ts";
 import type { Logger } from "../log.ts";
 import type { Provenance, UpstreamClient } from "../upstream.ts";
 import type { DatasetDefinition, DatasetHandle, DatasetVersion } from "./types.ts";
@@ -23,6 +25,8 @@ export interface DatasetDeps {
   upstream: UpstreamClient;
   /** For UPSTREAM_* credentials of a download and DATASET_REFRESH; process.env when absent. */
   env?: NodeJS.ProcessEnv;
+  /** REDIS_URL: instances sharing DATA_DIR take turns to download (one lease per dataset). */
+  cluster?: Cluster;
 }
 
 export interface SyncOptions {
@@ -58,6 +62,10 @@ interface OpenVersion {
 
 /** How long a replaced version's database stays open for calls that started on it. */
 const RETIRE_AFTER_MS = 30_000;
+/** A download's lease, renewed while it runs; a crashed holder's lapses after this. */
+const LEASE_MS = 60_000;
+/** How often an instance waiting for another's download looks whether it is done. */
+const LEASE_POLL_MS = 2_000;
 /** How often a server looks for versions loaded by another process (npm run sync), to build their index before a call needs it. */
 const VERSION_CHECK_MS = 30_000;
 
@@ -143,6 +151,42 @@ export class Datasets {
     return p;
   }
 
+  /**
+   * A background load or refresh. With REDIS_URL, the instances sharing DATA_DIR take turns: the one holding the
+   * dataset's lease downloads it; the others wait and then use the version it switched to, instead of
+   * downloading copies of their own. Without Redis (or while it is away), a plain sync.
+   */
+  async syncInTurn(name: string, opts: SyncOptions): Promise<DatasetVersion> {
+    const def = this.definition(name);
+    const cluster = this.deps.cluster;
+    let told = false;
+    for (;;) {
+      const fresh = this.freshVersion(def);
+      if (fresh) return fresh;
+      if (!cluster?.usable() || this.closing) return this.sync(name, opts);
+      const lease = await cluster.lease(`dataset:${name}`, LEASE_MS);
+      if (lease) {
+        try {
+          return this.freshVersion(def) ?? (await this.sync(name, opts));
+        } finally {
+          await lease.release();
+        }
+      }
+      if (!told) this.deps.log.info({ dataset: name }, "another instance is loading this dataset: waiting for its version");
+      told = true;
+      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
+    }
+  }
+
+  /** The current version if it was loaded within its refresh interval (by this instance or another): nothing to do. */
+  private freshVersion(def: DatasetDefinition): DatasetVersion | undefined {
+    const v = this.store.current(def.name);
+    if (!v || Date.parse(v.loaded_at) + durationMs(def.refresh) <= Date.now()) return undefined;
+    this.refresh?.schedule(def, v);
+    this.warm(def.name);
+    return v;
+  }
+
   /** Tests: loads test/fixtures/datasets/<name>/ once per engine for each named dataset. */
   loadTestDatasets = async (names: string[]): Promise<void> => {
     for (const name of names) {
@@ -175,7 +219,7 @@ export class Datasets {
         if (this.closing) break;
         this.deps.log.info({ dataset: d.name, source: d.source }, "loading dataset");
         try {
-          await this.sync(d.name, { progress: createProgress(d.name, this.deps.log, false) }).finally(() => this.queued.delete(d.name));
+          await this.syncInTurn(d.name, { progress: createProgress(d.name, this.deps.log, false) }).finally(() => this.queued.delete(d.name));
         } catch {
           // Logged and recorded by the sync; tried again later like a failed refresh.
           if (!this.closing) this.refresh?.retryLater(d);

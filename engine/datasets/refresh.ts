@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { DatasetDefinition, DatasetVersion } from "./types.ts";
 
 interface Syncer {
-  sync(name: string, opts: { progress: SyncProgress }): Promise<DatasetVersion>;
+  syncInTurn(name: string, opts: { progress: SyncProgress }): Promise<DatasetVersion>;
 }
 
 /** Not sooner than a minute after start-up; a failed refresh again within the hour. */
@@ -50,7 +50,7 @@ export class RefreshSchedule {
       if (Date.now() < due) return this.at(def, due);
       this.log.info({ dataset: def.name }, "refreshing dataset");
       // A success schedules the next refresh itself (Datasets.sync -> schedule).
-      this.datasets.sync(def.name, { progress: createProgress(def.name, this.log, false) }).catch(() => this.retryLater(def));
+      this.datasets.syncInTurn(def.name, { progress: createProgress(def.name, this.log, false) }).catch(() => this.retryLater(def));
     }, delay);
     timer.unref();
     this.timers.set(def.name, timer);
