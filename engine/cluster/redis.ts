@@ -31,6 +31,7 @@ export class Cluster {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
+  private warned = false;
   /** The number of live instances last read from Redis; kept while Redis is away. */
   instances = 1;
 
@@ -44,16 +45,27 @@ export class Cluster {
     for (const [name, c] of [["client", this.client], ["subscriber", this.subscriber]] as const) {
       c.on("error", (e: Error) => this.log.debug({ redis: name, error: e.message }, "redis error"));
     }
-    this.client.on("end", () => !this.closed && this.log.warn("redis connection closed"));
-    this.client.on("ready", () => this.log.info({ instance: this.id }, "redis connected"));
+    this.client.on("error", () => this.away());
+    this.client.on("ready", () => {
+      this.warned = false;
+      this.log.info({ instance: this.id }, "redis connected");
+    });
+  }
+
+  /** Said once each time Redis goes away. */
+  private away(): void {
+    if (this.warned || this.closed) return;
+    this.warned = true;
+    this.log.warn({ instances: this.instances }, "redis unavailable: rate limits at this instance's share, cache and single-flight in-process, until it answers again");
   }
 
   /** Connects (a server that cannot reach Redis at start-up still starts, in-process, and keeps trying). */
   static async connect(url: string, log: Logger, prefix = "pda:"): Promise<Cluster> {
     const c = new Cluster(url, prefix, log);
     const attempt = Promise.all([c.client.connect(), c.subscriber.connect()]).then(() => c.subscriber.pSubscribe(`${prefix}msg:*`, (m, channel) => c.deliver(channel, m)));
-    attempt.catch((e: Error) => log.warn({ error: e.message }, "redis unavailable at start-up: limits, cache and single-flight stay in-process until it answers"));
+    attempt.catch(() => c.away());
     await Promise.race([attempt.catch(() => undefined), new Promise((r) => setTimeout(r, 2_000))]);
+    if (!c.usable()) c.away();
     await c.beat();
     c.heartbeat = setInterval(() => void c.beat(), HEARTBEAT_MS).unref();
     return c;

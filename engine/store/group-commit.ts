@@ -9,6 +9,8 @@ type Write<T> = (t: Db) => Promise<T>;
 interface Queued { write: Write<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
 
 const MAX_BATCH = 64;
+const STATS = { n: 0, calls: 0, ms: 0 };
+if (process.env.GC_STATS) setInterval(() => { if (STATS.n) console.error(`batches ${STATS.n} avg size ${(STATS.calls / STATS.n).toFixed(2)} avg ms ${(STATS.ms / STATS.n).toFixed(2)}`); STATS.n = STATS.calls = STATS.ms = 0; }, 1000).unref();
 
 export class GroupCommit {
   private readonly db: Db;
@@ -33,6 +35,7 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_BATCH);
+      const t0 = performance.now();
       try {
         const results = await this.db.tx(async (t) => {
           const out: unknown[] = [];
@@ -40,6 +43,7 @@ export class GroupCommit {
           return out;
         });
         batch.forEach((q, i) => q.resolve(results[i]));
+        STATS.n++; STATS.calls += batch.length; STATS.ms += performance.now() - t0;
       } catch {
         for (const q of batch) await this.db.tx(q.write).then(q.resolve, q.reject);
       }
