@@ -97,8 +97,9 @@ for (const open of [sqlite, postgres]) {
       children.push(first);
       await waitHealthy(url);
 
-      // Load: 12 workers; most calls repeat 8 `from` dates (answered from the upstream cache), every 3rd asks a new one,
-      // which waits for the Bank of England's rate limit (5 a second), so calls are in flight at the kill after 100 responses.
+      // Load: 12 workers, so calls are in flight at the kill after 100 responses; most repeat 8 `from` dates (answered
+      // from the answer cache), every 3rd asks a new one (a new answer; bank-rate asks the Bank of England from 2000
+      // for any later `from`, so its upstream response is shared).
       const seen = { A: { ok: 0, lost: 0 }, B: { ok: 0, lost: 0 } };
       let responses = 0;
       let next = 0;
