@@ -71,9 +71,9 @@ export class Cluster {
     return c;
   }
 
-  /** Redis is connected: shared behaviour applies. */
+  /** Redis is connected (both connections: commands, and the subscription that brings other instances' answers). */
   usable(): boolean {
-    return !this.closed && this.client.isReady;
+    return !this.closed && this.client.isReady && this.subscriber.isReady;
   }
 
   key(name: string): string {
