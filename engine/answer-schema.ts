@@ -2,29 +2,35 @@
 // examples' answers and kept in schemas/answers/<group>/<operation>.json (`npm run answers` writes them). It is the
 // OpenAPI 200 schema and the MCP tool's outputSchema; the example tests check every answer against it.
 // Derived schemas say what every example showed: the type of each field, which fields every answer has, the items of
-// lists. A field may also be null (an upstream can leave any value out), and objects may gain fields later.
+// lists. A field may also be null (an upstream can leave any value out), one only ever null may be anything, and
+// objects may gain fields later.
 import fs from "node:fs";
 import path from "node:path";
 
 export type JsonSchema = Record<string, unknown>;
 
-const typeOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
+// Numbers are "number": a value the examples showed whole (a percentage, a price) may have a fraction in another answer.
+const typeOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 
-/** The schema that every sample satisfies, as tight as the samples allow. */
-export function inferSchema(samples: unknown[]): JsonSchema {
+/**
+ * The schema that every sample satisfies, as tight as the samples allow; but the echo of the request (`query`, see
+ * docs/answers.md) requires none of its fields, as they depend on which parameters a caller gives (an MCP client
+ * checks structuredContent against this schema: a call without an optional parameter must pass).
+ */
+export function inferSchema(samples: unknown[], name = ""): JsonSchema {
   const present = samples.filter((s) => s !== undefined);
   const types = new Set(present.map(typeOf));
-  if (types.has("integer") && types.has("number")) types.delete("integer");
   if (!present.length) return {};
   const schema: JsonSchema = {};
   const nonNull = [...types].filter((t) => t !== "null");
-  if (nonNull.length === 0) return { type: "null" };
+  // Only ever null in the examples: its type is not known, so any value passes.
+  if (nonNull.length === 0) return {};
   schema.type = nonNull.length === 1 ? [nonNull[0], "null"] : [...nonNull, "null"];
   if (nonNull.length === 1 && nonNull[0] === "object") {
     const objects = present.filter((s) => typeOf(s) === "object") as Record<string, unknown>[];
     const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))].sort();
-    schema.properties = Object.fromEntries(keys.map((k) => [k, inferSchema(objects.map((o) => o[k]))]));
-    const required = keys.filter((k) => objects.every((o) => k in o));
+    schema.properties = Object.fromEntries(keys.map((k) => [k, inferSchema(objects.map((o) => o[k]), k)]));
+    const required = name === "query" ? [] : keys.filter((k) => objects.every((o) => k in o));
     if (required.length) schema.required = required;
   }
   if (nonNull.length === 1 && nonNull[0] === "array") {

@@ -76,6 +76,8 @@ export interface Example {
   datasets?: string[];
   /** The day the example runs on (YYYY-MM-DD): the tests set clock.today to it, for answers computed from today. */
   today?: string;
+  /** The instant the example runs at (UTC): the tests set clock.now to it, for queries computed from the current time. */
+  now?: string;
   status?: number;
   expect?: Record<string, unknown>;
 }

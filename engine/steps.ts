@@ -10,10 +10,10 @@ import type { ParamValues } from "./params.ts";
 import { Template, type Scope } from "./template.ts";
 import { pagingQuery } from "./paging.ts";
 import { isoDay } from "./dates.ts";
-import { clock } from "./clock.ts";
+import { clock, clockFunctions } from "./clock.ts";
 
 /** What an endpoint's templates, preconditions and expect tests see; $steps fills as the steps run. */
-const scopeOf = (endpoint: Endpoint, params: ParamValues): Scope => ({ params, vars: endpoint.vars, steps: {}, today: isoDay(clock.today()) });
+const scopeOf = (endpoint: Endpoint, params: ParamValues): Scope => ({ params, vars: endpoint.vars, steps: {}, today: isoDay(clock.today()), ...clockFunctions });
 
 /** The preconditions that need only the parameters: checked before the access decision, so bad input is a 400 first. */
 export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamValues): Promise<void> {

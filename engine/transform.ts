@@ -16,7 +16,7 @@
 //                   ("Europe/London") -> ISO 8601 with that zone's offset then ("2026-05-29T14:53:00+01:00")
 import jsonata from "jsonata";
 import { isoDay } from "./dates.ts";
-import { clock } from "./clock.ts";
+import { clock, clockFunctions } from "./clock.ts";
 import { registerHelpers } from "./transform-helpers.ts";
 import { jsonataError } from "./registry-checks.ts";
 
@@ -49,7 +49,7 @@ export function compileTransform(source: string, functions: Record<string, strin
   }
   registerHelpers(expr);
   return {
-    evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(clock.today()) }),
+    evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(clock.today()), ...clockFunctions }),
   };
 }
 

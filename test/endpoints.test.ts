@@ -25,17 +25,23 @@ try {
   loadError = e;
 }
 
-// An example that states `today` runs with the engine's clock on that day (queries and answers computed from today).
-// Each describe below puts the real clock back after every test.
-const realToday = clock.today;
+// An example that states `today` or `now` runs with the engine's clock on that day or at that instant (queries and
+// answers computed from the current time). Each describe below puts the real clock back after every test.
+const real = { ...clock };
 function setClock(example: Example): void {
+  if (example.now !== undefined) {
+    const now = new Date(example.now);
+    if (Number.isNaN(now.getTime())) assert.fail(`now: ${example.now} is not an instant`);
+    clock.now = () => now;
+  }
   if (example.today === undefined) return;
   const today = parseIsoDay(example.today) ?? assert.fail(`today: ${example.today} is not a calendar date`);
   clock.today = () => today;
 }
+const resetClock = () => Object.assign(clock, real);
 
 describe("every endpoint file", () => {
-  afterEach(() => (clock.today = realToday));
+  afterEach(resetClock);
   it("loads and validates", () => {
     if (loadError) throw loadError;
   });
@@ -107,7 +113,7 @@ const paymentAlways: Access = {
 describe("every refused example is refused before payment", () => {
   let server: Running;
   useTestServer({ access: paymentAlways }, (s) => (server = s));
-  afterEach(() => (clock.today = realToday));
+  afterEach(resetClock);
   for (const endpoint of registry?.endpoints.values() ?? []) {
     // Those the upstream itself refuses (the example replays its answer) can only be known after asking it.
     for (const example of endpoint.examples.filter((ex) => ex.status === 400 && !ex.fixtures?.length)) {
