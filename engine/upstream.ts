@@ -156,9 +156,10 @@ export class UpstreamClient {
     return url.toString();
   }
 
-  /** Forgets cached responses and OAuth2 tokens. */
+  /** Forgets cached responses, OAuth2 tokens and this process's rate-limit schedule (an upstream's pause included). */
   clearCache(): void {
     this.cache.clear();
+    this.limits.clear();
     this.tokens.clear();
     this.validated.clear();
   }
@@ -274,7 +275,7 @@ export class UpstreamClient {
         if (lastError) break;
         const seconds = Math.ceil(slot.waitMs / 1000);
         throw new Problem({ status: 503, code: "upstream_busy", headers: { "retry-after": String(seconds) }, extra: { upstream: source.name },
-          detail: `The upstream source ${source.name} allows ${source.rate_limit!.requests} requests every ${source.rate_limit!.per_seconds} s for all callers together, and its next free turn is ${seconds} s away, beyond this call's time budget. The call was not charged; try again later.` });
+          detail: `The upstream source ${source.name} can be asked again in ${seconds} s (${source.rate_limit ? `it allows ${source.rate_limit.requests} requests every ${source.rate_limit.per_seconds} s for all callers together, or asked us to wait` : "it asked us to wait"}), beyond this call's time budget. The call was not charged; try again later.` });
       }
       const left = deadline - Date.now();
       if (left <= 0) break;
@@ -311,6 +312,7 @@ export class UpstreamClient {
         lastError.retryAfter = retryAfterSeconds(res.headers["retry-after"]);
         if (!RETRY_STATUSES.has(res.status)) throw lastError;
         if (lastError.retryAfter !== undefined) {
+          if (res.status === 429 || res.status === 503) await this.limits.pause(source.name, lastError.retryAfter * 1000);
           // Honour the upstream's wait when it fits in the budget; otherwise pass it on to the caller now.
           wait = lastError.retryAfter * 1000;
           if (Date.now() + wait >= deadline) break;

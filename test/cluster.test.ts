@@ -24,11 +24,15 @@ const day = (i: number) => new Date(Date.UTC(1990, 0, 1) + i * 86_400_000).toISO
 async function bankOfEngland(delayMs: number) {
   const csv = fixture("bank-of-england/IUDBEDR.csv");
   const arrivals: { at: number; from: string }[] = [];
-  // 1 January 1985 is a day it fails on.
+  // 1 January 1985 is a day it fails on; on 2 January 1985 it asks to be left alone for a minute.
   const server = http.createServer((req, res) => {
     const from = new URL(req.url ?? "/", "http://x").searchParams.get("Datefrom") ?? "";
     arrivals.push({ at: performance.now(), from });
-    setTimeout(() => (from === "01/Jan/1985" ? res.writeHead(500).end("down") : res.writeHead(200, { "content-type": "application/csv" }).end(csv)), delayMs);
+    setTimeout(() => {
+      if (from === "01/Jan/1985") res.writeHead(500).end("down");
+      else if (from === "02/Jan/1985") res.writeHead(429, { "retry-after": "60" }).end("slow down");
+      else res.writeHead(200, { "content-type": "application/csv" }).end(csv);
+    }, delayMs);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return { server, arrivals, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -68,6 +72,16 @@ async function stop(d: Deployment | undefined): Promise<void> {
   await d.drop();
 }
 
+/** /health once the instance has counted `n` live instances (it counts at each heartbeat, every 2 s). */
+async function seenInstances(url: string, n: number) {
+  let health = await getJson(`${url}/health`);
+  for (let i = 0; i < 60 && health.body.cluster.instances !== n; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    health = await getJson(`${url}/health`);
+  }
+  return health;
+}
+
 async function dropPrefix(prefix: string): Promise<void> {
   const c = createClient({ url: REDIS_URL });
   await c.connect();
@@ -96,12 +110,7 @@ describe("several instances on one Redis", function () {
   });
 
   it("says in /health that it shares Redis with the other instances", async () => {
-    // Each instance counts the live ones at its heartbeat (every 2 s).
-    let health = await getJson(`${urls[0]}/health`);
-    for (let i = 0; i < 60 && health.body.cluster.instances !== 3; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      health = await getJson(`${urls[0]}/health`);
-    }
+    const health = await seenInstances(urls[0], 3);
     assert.equal(health.body.cluster.redis, "connected");
     assert.equal(health.body.cluster.rate_limits, "shared");
     assert.equal(health.body.cluster.instances, 3);
@@ -126,6 +135,20 @@ describe("several instances on one Redis", function () {
     for (const a of answers) assert.equal(a.body.code, "upstream_error", JSON.stringify(a.body).slice(0, 300));
     assert.equal(upstream.arrivals.length, 1);
     assert.equal(await d.charged(), chargedBefore);
+  });
+
+  it("after the upstream asks to be left alone (429, Retry-After), no instance asks it until then", async () => {
+    upstream.arrivals.length = 0;
+    const first = await call(urls[0], "1985-01-02");
+    assert.equal(first.body.code, "upstream_busy");
+    assert.equal(first.headers.get("retry-after"), "60");
+    const others = await Promise.all([call(urls[1], day(200)), call(urls[2], day(201))]);
+    for (const o of others) {
+      assert.equal(o.body.code, "upstream_busy", JSON.stringify(o.body).slice(0, 300));
+      assert.ok(Number(o.headers.get("retry-after")) >= 55);
+    }
+    assert.equal(upstream.arrivals.length, 1, "only the first call reached it");
+    await dropPrefix(`${prefix}rate:`); // the rest of this suite goes on as if the minute had passed
   });
 
   it("keeps the source's limit for all instances together: 100 uncached calls reach it at most 5 in any second", async () => {
@@ -176,7 +199,7 @@ describe("when Redis goes away", function () {
     const { urls, key } = d;
     const call = (u: string, from: string) => getJson(`${u}/v1/bank-of-england/bank-rate?from=${from}`, { "x-api-key": key });
     assert.equal((await call(urls[0], day(1))).status, 200);
-    assert.equal((await getJson(`${urls[0]}/health`)).body.cluster.instances, 2);
+    assert.equal((await seenInstances(urls[0], 2)).body.cluster.instances, 2);
 
     redis.kill("SIGKILL");
     await exited(redis);

@@ -41,6 +41,16 @@ describe("engine: a source's budget_ms and list query values", () => {
     assert.equal(second.isDone(), false, "the upstream was not asked");
   });
 
+  it("after an upstream's 429 with Retry-After beyond the budget, refuses the next calls without asking it until then", async () => {
+    const c = client(1_000);
+    const busy = nock(BASE).get("/a").reply(429, "slow down", { "retry-after": "30" });
+    const never = nock(BASE).get("/b").reply(200, { ok: 2 });
+    await assert.rejects(c.fetch({ source: "s", path: "/a" }), (e: unknown) => e instanceof UpstreamError && e.status === 429 && e.retryAfter === 30);
+    assert.ok(busy.isDone());
+    await assert.rejects(c.fetch({ source: "s", path: "/b" }), (e: unknown) => e instanceof Problem && e.code === "upstream_busy" && Number(e.headers["retry-after"]) >= 29);
+    assert.equal(never.isDone(), false, "the upstream was not asked again");
+  });
+
   it("sends a list value once per item, in order, and shows it so", async () => {
     const scope = nock(BASE).get("/run?url=https%3A%2F%2Fa.example%2F&category=PERFORMANCE&category=SEO").reply(200, { ok: 1 });
     const got = await client().fetch({ source: "s", path: "/run", query: { url: "https://a.example/", category: ["PERFORMANCE", "SEO"] } });
