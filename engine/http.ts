@@ -30,6 +30,31 @@ export function createHttpApp(engine: Engine): Express {
     next();
   });
 
+  // The calls come first in the stack, matched before any page. HEAD would run (and charge) the call for headers
+  // alone: only GET answers. An answer carries the call's own meta (allowance left, payment), so no ETag is worked
+  // out for it: it would never match, and a charged call is not answered 304 without its data.
+  app.all("/v1/:group/:operation", async (req: Request, res: Response) => {
+    if (req.method !== "GET") {
+      res.set("allow", "GET");
+      return sendProblem(res, new Problem({ status: 405, code: "method_not_allowed", detail: `${req.method} is not allowed on ${req.path}: every endpoint answers GET only.` }), req.originalUrl);
+    }
+    try {
+      const result = await runCall(engine, {
+        group: String(req.params.group),
+        operation: String(req.params.operation),
+        query: req.query as Record<string, unknown>,
+        channel: "http",
+        apiKey: req.get("x-api-key") || undefined,
+        clientId: req.ip ?? "unknown",
+        paymentSignature: req.get("payment-signature") || undefined,
+        resourceUrl: `${engine.config.baseUrl}${req.originalUrl}`,
+      });
+      res.status(result.status).set(result.headers).type("application/json").end(JSON.stringify(result.body));
+    } catch (e) {
+      sendProblem(res, toProblem(e), req.originalUrl);
+    }
+  });
+
   const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
   const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
   app.get("/health", (_req, res) => {
@@ -55,31 +80,6 @@ export function createHttpApp(engine: Engine): Express {
 
   mountAccessRoutes(app, engine);
   mountMcp(app, engine);
-
-  // HEAD would run (and charge) the call for headers alone; only GET answers here.
-  app.all("/v1/:group/:operation", (req: Request, res: Response, next: NextFunction) => {
-    if (req.method === "GET") return next();
-    res.set("allow", "GET");
-    sendProblem(res, new Problem({ status: 405, code: "method_not_allowed", detail: `${req.method} is not allowed on ${req.path}: every endpoint answers GET only.` }), req.originalUrl);
-  });
-
-  app.get("/v1/:group/:operation", async (req: Request, res: Response) => {
-    try {
-      const result = await runCall(engine, {
-        group: String(req.params.group),
-        operation: String(req.params.operation),
-        query: req.query as Record<string, unknown>,
-        channel: "http",
-        apiKey: req.get("x-api-key") || undefined,
-        clientId: req.ip ?? "unknown",
-        paymentSignature: req.get("payment-signature") || undefined,
-        resourceUrl: `${engine.config.baseUrl}${req.originalUrl}`,
-      });
-      res.status(result.status).set(result.headers).json(result.body);
-    } catch (e) {
-      sendProblem(res, toProblem(e), req.originalUrl);
-    }
-  });
 
   app.use((req: Request, res: Response) => {
     sendProblem(res, new Problem({ status: 404, code: req.path.startsWith("/v1/") ? "unknown_endpoint" : "not_found", detail: `Nothing at ${req.method} ${req.path}. The endpoints are listed at / and in /openapi.json.` }), req.originalUrl);

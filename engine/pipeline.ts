@@ -17,7 +17,7 @@ import type { CallRequest } from "./access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
 
 /** A call as it arrives: the endpoint by name and the raw query; the rest as the access layer sees it. */
-export interface CallInput extends Omit<CallRequest, "endpoint" | "params"> {
+export interface CallInput extends Omit<CallRequest, "endpoint" | "params" | "answered"> {
   group: string;
   operation: string;
   query: RawQuery;
@@ -35,10 +35,13 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   checkParamSets(endpoint.paramSets, params);
   await checkEarlyPreconditions(endpoint, params);
   endpoint.plugin?.fn.validate?.(params);
-  const grant = await engine.access.authorize({ ...input, endpoint, params });
+  const cache = cacheSlot(engine, endpoint, params, extra);
+  const cached = cache && engine.results.get(cache.key);
+  // A cached answer cannot fail any more: the access layer may charge it at once (one commit, not two).
+  const grant = await engine.access.authorize({ ...input, endpoint, params, answered: cached !== undefined });
   let committed = false;
   try {
-    const { data, sources } = await answer(engine, endpoint, params, extra, input.clientId);
+    const { data, sources } = cached ?? (await answer(engine, endpoint, params, extra, input.clientId, cache));
     committed = true;
     const receipt = await grant.commit();
     return {
@@ -69,12 +72,15 @@ function resolveEndpoint(engine: Engine, group: string, operation: string): Endp
   });
 }
 
-/** The endpoint's answer: from the result cache, else produced and shaped (and cached as long as its upstream responses). */
-async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, clientId: string): Promise<Answer> {
+/** Where the result cache keeps this call's answer; undefined when the endpoint's answers are not cached. */
+function cacheSlot(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>): { key: string; ttl: number } | undefined {
   const ttl = ResultCache.ttl(endpoint);
-  const key = ttl ? engine.results.key(endpoint, params, extra) : "";
-  const hit = ttl ? engine.results.get(key) : undefined;
-  if (hit) return hit;
+  return ttl ? { key: engine.results.key(endpoint, params, extra), ttl } : undefined;
+}
+
+/** The endpoint's answer, produced and shaped (and cached as long as its upstream responses). */
+async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, clientId: string,
+  cache: { key: string; ttl: number } | undefined): Promise<Answer> {
   const fetched: Fetched[] = [];
   const recorded: Provenance[] = [];
   let data: unknown;
@@ -88,7 +94,7 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
     throw e;
   }
   const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
-  engine.results.set(key, { data, sources }, ttl);
+  if (cache) engine.results.set(cache.key, { data, sources }, cache.ttl);
   return { data, sources };
 }
 

@@ -6,12 +6,18 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { openStore } from "../engine/store/index.ts";
+import { openSqlite } from "../engine/store/sqlite.ts";
+import { openPostgres } from "../engine/store/postgres.ts";
+import { GroupCommit } from "../engine/store/group-commit.ts";
+import type { Db } from "../engine/store/db.ts";
 import type { Store } from "../engine/store/types.ts";
 import { tempDir } from "./helpers.ts";
 import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
 
 interface Backend {
   open(opts?: { leaseMs?: number }): Promise<Store>;
+  /** The driver alone, on the same database. */
+  db(): Promise<Db>;
   /** A statement straight on the database, as another process would run it. */
   sql(statement: string, params?: (string | number)[]): Promise<void>;
   cleanup(): Promise<void>;
@@ -25,6 +31,7 @@ const backends: [string, () => Promise<Backend>][] = [
     const dataDir = tempDir();
     return {
       open: (opts = {}) => openStore({ dataDir, ...opts }),
+      db: async () => openSqlite(path.join(dataDir, "access.sqlite")),
       sql: async (statement, params = []) => {
         const db = new DatabaseSync(path.join(dataDir, "access.sqlite"));
         db.prepare(statement).run(...params);
@@ -37,6 +44,7 @@ const backends: [string, () => Promise<Backend>][] = [
     const s = await testSchema();
     return {
       open: (opts = {}) => openStore({ dataDir: tempDir(), databaseUrl: TEST_DATABASE_URL, schema: s.schema, ...opts }),
+      db: () => openPostgres(TEST_DATABASE_URL, s.schema),
       sql: async (statement, params = []) => {
         const c = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${s.schema}` });
         await c.connect();
@@ -100,6 +108,19 @@ for (const [name, open] of backends) {
       assert.equal((await store.usage(principal, DAY)).get("group:g"), 1);
       const ledger = await store.calls({ principal });
       assert.deepEqual(ledger.map((c) => [c.outcome, c.paidBy, c.priceMicro]).sort(), [["error", "allowance", 1000], ["ok", "allowance", 1000]]);
+    });
+
+    it("records a call whose answer was at hand as ok in one step, which no recovery gives back", async () => {
+      const principal = `key:${randomUUID()}`;
+      const crashed = await backend.open();
+      const buckets = [{ id: "group:final", limit: 2 }];
+      const calls = await Promise.all(Array.from({ length: 3 }, () =>
+        crashed.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets, final: true })));
+      assert.deepEqual(calls.map((c) => c.ok).sort(), [false, true, true]);
+      await crashed.close();
+      assert.equal(await store.recoverInterrupted({ othersGone: true }), 0);
+      assert.deepEqual((await store.calls({ principal })).map((c) => c.outcome), ["ok", "ok"]);
+      assert.equal((await store.usage(principal, DAY)).get("group:final"), 2);
     });
 
     it("never lets concurrent calls take more than a bucket holds", async () => {
@@ -210,6 +231,25 @@ for (const [name, open] of backends) {
       assert.equal((await store.usage(principal, DAY)).get("group:late"), 1);
       assert.equal((await store.keyById(key.id))?.creditMicro, 500);
       assert.equal((await store.creditEntries(key.id)).reduce((s, e) => s + e.deltaMicro, 0), 500);
+    });
+
+    it("applies each write of a group commit once when another write of its batch fails", async () => {
+      const db = await backend.db();
+      await db.run("CREATE TABLE probe (id TEXT PRIMARY KEY)");
+      const batch = new GroupCommit(db);
+      const insert = (...ids: string[]) => batch.run(async (t) => {
+        for (const id of ids) {
+          await t.run("INSERT INTO probe (id) VALUES (?)", [id]);
+          await sleep(20);
+        }
+        return ids.length;
+      });
+      // One batch, its writes sent together: the two-statement write sends its second statement well after the next
+      // write failed (never outside the batch's transaction), and the duplicate fails only once the writes run alone.
+      const results = await Promise.allSettled([insert("a", "b"), batch.run((t) => t.run("INSERT INTO no_such_table VALUES (1)")), insert("c"), insert("a")]);
+      assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled", "rejected"]);
+      assert.deepEqual((await db.all<{ id: string }>("SELECT id FROM probe ORDER BY id")).map((r) => r.id), ["a", "b", "c"]);
+      await db.close();
     });
 
     it("runs its migrations once: opening the same database again keeps the data", async () => {

@@ -61,6 +61,9 @@ export async function createAccess(deps: AccessDeps): Promise<AccessService> {
 
 const MICRO = 1_000_000;
 
+/** What every ledger row of a call says, whoever pays. */
+interface CallBase { endpoint: string; channel: string; priceMicro: number; day: string; final: boolean }
+
 interface WayForward { way: "x402" | "free_key" | "credit"; how: string; offer: string; url?: string; [more: string]: unknown }
 
 /** "Pay with x402, get a free key at …/free, or buy card credit with a key." */
@@ -92,7 +95,7 @@ class AccessLayer implements AccessService {
     const { day, secondsLeft } = utcDay();
     const keyId = call.apiKey !== undefined ? await this.keyIdFor(call.apiKey) : undefined;
     const principal = keyId ? `key:${keyId}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
-    const base = { endpoint: endpoint.key, channel: call.channel, priceMicro, day };
+    const base: CallBase = { endpoint: endpoint.key, channel: call.channel, priceMicro, day, final: Boolean(call.answered) };
 
     if (endpoint.freeOnly) return this.freeOnly(call, principal, keyId, base, secondsLeft);
     if (call.paymentSignature !== undefined || call.paymentPayload !== undefined) return this.payWithX402(call, principal, base);
@@ -105,13 +108,13 @@ class AccessLayer implements AccessService {
       const headers = rateLimitHeaders(claims, used, secondsLeft);
       if (begun.ok) {
         const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
-        return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
+        return this.grant("allowance", begun.callId, base.final, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
       }
       if (keyId) {
         // The debit is conditional on the balance: no need to read it first.
         const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId });
         if (paid.ok) {
-          return this.grant("credit", paid.callId, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(keyId))?.creditMicro ?? 0) }));
+          return this.grant("credit", paid.callId, base.final, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(keyId))?.creditMicro ?? 0) }));
         }
       }
       throw this.paymentRequired(call, headers, begun.bucket, Boolean(keyId));
@@ -124,7 +127,7 @@ class AccessLayer implements AccessService {
    * (there is nothing to pay), and no way to buy the call is offered, since selling it is what its terms forbid.
    */
   private async freeOnly(call: CallRequest, principal: string | undefined, keyId: string | undefined,
-    base: { endpoint: string; channel: string; priceMicro: number; day: string }, secondsLeft: number): Promise<Grant> {
+    base: CallBase, secondsLeft: number): Promise<Grant> {
     const free = `${this.settings.baseUrl}/free`;
     if (!principal) {
       throw new Problem({
@@ -141,7 +144,7 @@ class AccessLayer implements AccessService {
     const headers = rateLimitHeaders(claims, used, secondsLeft);
     if (begun.ok) {
       const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, base.day), secondsLeft);
-      return this.grant("allowance", begun.callId, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
+      return this.grant("allowance", begun.callId, base.final, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
     }
     const where = begun.bucket ? ` (bucket ${begun.bucket})` : "";
     const more = keyId || call.channel !== "mcp" ? "" : ` A free key (${free}) has a larger allowance.`;
@@ -154,24 +157,28 @@ class AccessLayer implements AccessService {
     });
   }
 
-  /** The key id of an X-API-Key value (401 when unknown). A key's id never changes, so it is remembered. */
+  /**
+   * The key id of an X-API-Key value (401 when unknown). A key's id never changes (and keys are never taken back),
+   * so it is remembered, by the value itself: a known key needs neither a hash nor a read. It only names the key:
+   * every charge is still decided by the store.
+   */
   private async keyIdFor(apiKey: string): Promise<string> {
-    const hash = hashKey(apiKey);
-    let id = this.keyIds.get(hash);
+    let id = this.keyIds.get(apiKey);
     if (!id) {
       id = (await this.keyFor(apiKey)).id;
-      this.keyIds.set(hash, id);
+      this.keyIds.set(apiKey, id);
     }
     return id;
   }
 
-  private grant(paidBy: Grant["paidBy"], callId: string, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
+  /** An allowance or credit grant; a final one (the call was answered) was charged as ok already. */
+  private grant(paidBy: Grant["paidBy"], callId: string, final: boolean, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
     headersAfterRelease?: () => Promise<Record<string, string>>): Grant {
     return {
       paidBy,
       headers,
       commit: async () => {
-        await this.store.finishCall(callId, "ok");
+        if (!final) await this.store.finishCall(callId, "ok");
         return { headers: {}, meta: await meta() };
       },
       release: async (problem) => {
@@ -181,7 +188,7 @@ class AccessLayer implements AccessService {
     };
   }
 
-  private async payWithX402(call: CallRequest, principal: string | undefined, base: { endpoint: string; channel: string; priceMicro: number; day: string }): Promise<Grant> {
+  private async payWithX402(call: CallRequest, principal: string | undefined, base: CallBase): Promise<Grant> {
     if (!this.payments.enabled) throw this.paymentInvalid(call, "x402_not_accepted", "This service takes no x402 payments (it has no pay-to address configured). Use a free key or card credit.");
     const payment = this.payments.decode(call.paymentSignature, call.paymentPayload);
     if (!payment) throw this.paymentInvalid(call, "invalid_payload", "The payment could not be read: it must be an x402 v2 PaymentPayload (base64 JSON in PAYMENT-SIGNATURE; an object in _meta[\"x402/payment\"] over MCP).");
@@ -196,7 +203,8 @@ class AccessLayer implements AccessService {
       const verified = await this.payments.verify(payment, requirements);
       if (!verified.ok) throw this.paymentInvalid(call, verified.reason, `The facilitator refused the payment (${verified.reason}).`);
       const payer = verified.payer ?? (payment.payload as { authorization?: { from?: string } }).authorization?.from ?? "unknown";
-      const begun = await this.store.beginCall({ ...base, principal: principal ?? `x402:${payer.toLowerCase()}`, paidBy: "x402", paymentRef: ref });
+      // Never final: the payment is settled only after the call, and settling may fail.
+      const begun = await this.store.beginCall({ ...base, final: false, principal: principal ?? `x402:${payer.toLowerCase()}`, paidBy: "x402", paymentRef: ref });
       if (!begun.ok) throw new Error("an x402 call could not be recorded");
       callId = begun.callId;
     } catch (e) {

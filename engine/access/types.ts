@@ -17,6 +17,11 @@ export interface CallRequest {
   paymentPayload?: unknown;
   /** The resource being paid for (HTTP URL, or mcp://tool/<name>). */
   resourceUrl: string;
+  /**
+   * The answer is already at hand (the result cache has it), so nothing can fail after the charge: allowance and
+   * credit are charged as final at once (one commit instead of a reservation and a finish).
+   */
+  answered?: boolean;
 }
 
 export type PaidBy = "allowance" | "credit" | "x402" | "free";
@@ -33,7 +38,10 @@ export interface Grant {
   headers: Record<string, string>;
   /** After a successful call: consume the allowance, debit credit or settle the payment, write the ledger. May throw a Problem (settlement failed). */
   commit(): Promise<Receipt>;
-  /** After a failed call: nothing is charged; the ledger records the outcome. Answers the allowance headers as they now stand. */
+  /**
+   * After a failed call: nothing is charged; the ledger records the outcome. Answers the allowance headers as they now
+   * stand. Never called for an answered call (its answer was at hand, so it cannot fail).
+   */
   release(problem: Problem): Promise<Record<string, string> | void>;
 }
 

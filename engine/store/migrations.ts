@@ -70,6 +70,13 @@ export const MIGRATIONS: string[][] = [
     // x402 calls whose settlement outcome is not known: what `npm run payments -- reconcile` needs to find out.
     `ALTER TABLE calls ADD COLUMN payment_payload TEXT`,
   ],
+  [
+    // Calls are looked up by outcome only while open (recovery: pending; reconcile: settlement_unknown), so only the
+    // open ones are indexed: a call recorded as final (ok at once) writes one index entry fewer.
+    `DROP INDEX calls_outcome_at`,
+    `CREATE INDEX calls_pending ON calls (at) WHERE outcome = 'pending'`,
+    `CREATE INDEX calls_settlement_unknown ON calls (at) WHERE outcome = 'settlement_unknown'`,
+  ],
 ];
 
 export async function migrate(db: Db): Promise<void> {

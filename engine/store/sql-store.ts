@@ -1,6 +1,6 @@
 // The store over either SQL driver. Every check-and-charge is one conditional statement inside a transaction,
 // so concurrent calls (and several instances on PostgreSQL) can never overspend a bucket or a balance.
-import { randomUUID } from "node:crypto";
+import { randomUUID, randomUUIDv7 } from "node:crypto";
 import type { Db, Row } from "./db.ts";
 import { GroupCommit } from "./group-commit.ts";
 import type { BeginCall, BeginResult, CallRecord, CreditEntry, KeyRecord, Store } from "./types.ts";
@@ -9,7 +9,7 @@ import type { BeginCall, BeginResult, CallRecord, CreditEntry, KeyRecord, Store 
 const MINT_BUCKET = "free-keys";
 
 const INCREMENT_BUCKET = `INSERT INTO allowance_usage (bucket, principal, day, used) SELECT ?, ?, ?, 1 WHERE ? > 0
-  ON CONFLICT (bucket, principal, day) DO UPDATE SET used = allowance_usage.used + 1 WHERE allowance_usage.used < ?`;
+  ON CONFLICT (bucket, principal, day) DO UPDATE SET used = allowance_usage.used + 1 WHERE allowance_usage.used < ? RETURNING used`;
 
 const toKey = (r: Row): KeyRecord => ({
   id: String(r.id),
@@ -31,6 +31,9 @@ const toCall = (r: Row): CallRecord => ({
   paymentTx: (r.payment_tx as string | null) ?? undefined,
   detail: (r.detail as string | null) ?? undefined,
 });
+
+const INSERT_CALL = `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, finished_at, buckets, key_id, payment_ref, instance_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const INSERT_CREDIT_ENTRY = "INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
@@ -88,31 +91,30 @@ export class SqlStore implements Store {
   }
 
   async beginCall(p: BeginCall): Promise<BeginResult> {
-    const callId = randomUUID();
+    // Time-ordered ids: each new ledger row lands next to the last one in the primary key, not on a random page.
+    const callId = randomUUIDv7();
     const at = Date.now();
     const buckets = p.paidBy === "allowance" ? (p.buckets ?? []) : [];
-    // Part of a group commit: a refusal undoes this call's own increments instead of rolling the batch back.
+    // Part of a group commit: a refusal undoes this call's own writes instead of rolling the batch back. The ledger
+    // row, the debit and the bucket increments go out together (PostgreSQL pipelines them); a refused call deletes
+    // its row and gives back the increments it got.
     return this.batch.run(async (t): Promise<BeginResult> => {
-      const used = new Map<string, number>();
-      for (const b of buckets) {
-        const [row] = await t.all<{ used: number }>(`${INCREMENT_BUCKET} RETURNING used`, [b.id, p.principal, p.day, b.limit, b.limit]);
-        if (!row) {
-          for (const taken of used.keys()) await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [taken, p.principal, p.day]);
-          return { ok: false, reason: "allowance", bucket: b.id };
-        }
-        used.set(b.id, Number(row.used));
+      const [, debited, ...increments] = await Promise.all([
+        t.run(INSERT_CALL, [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, p.final ? "ok" : "pending", p.final ? at : null,
+          JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef, this.instanceId]),
+        p.paidBy === "credit" ? t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]) : 1,
+        ...buckets.map((b) => t.all<{ used: number }>(INCREMENT_BUCKET, [b.id, p.principal, p.day, b.limit, b.limit])),
+      ]);
+      const full = buckets.find((_, i) => !increments[i].length);
+      if (full || !debited) {
+        await Promise.all([
+          t.run("DELETE FROM calls WHERE id = ?", [callId]),
+          ...buckets.filter((_, i) => increments[i].length).map((b) => t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [b.id, p.principal, p.day])),
+        ]);
+        return full ? { ok: false, reason: "allowance", bucket: full.id } : { ok: false, reason: "credit" };
       }
-      if (p.paidBy === "credit") {
-        const debited = await t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]);
-        if (!debited) return { ok: false, reason: "credit" };
-        await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), p.keyId, at, -p.priceMicro, "call", null, callId, p.endpoint]);
-      }
-      await t.run(
-        `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, buckets, key_id, payment_ref, instance_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
-        [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef, this.instanceId],
-      );
-      return { ok: true, callId, used };
+      if (p.paidBy === "credit") await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), p.keyId, at, -p.priceMicro, "call", null, callId, p.endpoint]);
+      return { ok: true, callId, used: new Map(buckets.map((b, i) => [b.id, Number(increments[i][0].used)])) };
     });
   }
 

@@ -38,6 +38,11 @@ export interface BeginCall {
   keyId?: string;
   /** paidBy x402: the claimed nonce (see claimNonce). */
   paymentRef?: string;
+  /**
+   * Allowance and credit: the call has already succeeded (its answer was at hand), so the charge is recorded as
+   * final (ok) in the same commit, and no finishCall follows.
+   */
+  final?: boolean;
 }
 
 /** ok: the reservation, and (allowance) each bucket's use today counting this call. */
@@ -71,7 +76,7 @@ export interface Store {
   findKey(hash: string): Promise<KeyRecord | undefined>;
   keyById(id: string): Promise<KeyRecord | undefined>;
 
-  /** Reserves the charge of a call (allowance, credit) and writes its pending ledger row, atomically. */
+  /** Reserves the charge of a call (allowance, credit) and writes its pending ledger row (ok, when final), atomically. */
   beginCall(p: BeginCall): Promise<BeginResult>;
   /**
    * ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce).
