@@ -164,6 +164,11 @@ export class UpstreamClient {
     this.validated.clear();
   }
 
+  /** The whole time one request to the source may take, retries and waits included. */
+  private budgetOf(source: Source): number {
+    return source.budget_ms ?? this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
+  }
+
   /** The request's cache key: everything that makes two requests the same (credentials excepted). */
   private key(req: UpstreamRequest, publicUrl: string): string {
     return [req.method ?? "GET", req.format ?? "json", publicUrl, JSON.stringify(req.headers ?? {}), req.bodyFormat ?? "json", JSON.stringify(req.body ?? null), JSON.stringify(req.csv ?? {})].join(" ");
@@ -202,7 +207,7 @@ export class UpstreamClient {
     const hit = await this.shared.get(key);
     if (hit) return { fetched: { ...hit.value, cached: true }, ttlMs: hit.ttlMs };
     let lastModified: string | undefined;
-    const deadline = Date.now() + (this.source(req.source).budget_ms ?? this.opts.budgetMs ?? DEFAULT_BUDGET_MS);
+    const deadline = Date.now() + this.budgetOf(this.source(req.source));
     const got = await this.shared.once(key, deadline, async () => {
       const r = await fresh();
       lastModified = r.lastModified;
@@ -254,7 +259,7 @@ export class UpstreamClient {
     const previous = source.http_cache ? this.validated.get(key) : undefined;
     if (previous) headers["if-modified-since"] = previous.lastModified;
     const timeout = source.timeout_ms ?? this.opts.timeoutMs;
-    const budget = source.budget_ms ?? this.opts.budgetMs ?? DEFAULT_BUDGET_MS;
+    const budget = this.budgetOf(source);
     const maxBytes = source.max_bytes ?? this.opts.maxBytes ?? DEFAULT_MAX_BYTES;
     const started = Date.now();
     const deadline = started + budget;

@@ -122,9 +122,16 @@ describe("several instances on one Redis", function () {
     for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body).slice(0, 300));
     assert.equal(new Set(answers.map((a) => JSON.stringify(a.body.data))).size, 1, "every caller got the same answer");
     assert.equal(upstream.arrivals.length, 1, "the Bank of England was asked once");
-    // And once more later on another instance: from the shared cache.
-    const again = await call(urls[1], from);
+  });
+
+  it("serves an answer one instance fetched to another from the shared cache", async () => {
+    upstream.arrivals.length = 0;
+    const first = await call(urls[0], day(401));
+    assert.equal(first.body.meta.sources[0].cached, false);
+    // The third instance never asked for it: only Redis can have it.
+    const again = await call(urls[2], day(401));
     assert.equal(again.body.meta.sources[0].cached, true);
+    assert.deepEqual(again.body.data, first.body.data);
     assert.equal(upstream.arrivals.length, 1);
   });
 

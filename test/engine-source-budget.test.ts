@@ -7,6 +7,8 @@ import { UpstreamClient, UpstreamError } from "../engine/upstream.ts";
 import type { Source } from "../engine/sources.ts";
 import { isolateNetwork } from "./helpers.ts";
 import { Problem } from "../engine/problem.ts";
+import { SourceLimits, slotMs } from "../engine/cluster/rate-limit.ts";
+import type { Cluster } from "../engine/cluster/redis.ts";
 
 const BASE = "https://slow.example";
 function client(budget?: number, rateLimit?: Source["rate_limit"]): UpstreamClient {
@@ -49,6 +51,17 @@ describe("engine: a source's budget_ms and list query values", () => {
     assert.ok(busy.isDone());
     await assert.rejects(c.fetch({ source: "s", path: "/b" }), (e: unknown) => e instanceof Problem && e.code === "upstream_busy" && Number(e.headers["retry-after"]) >= 29);
     assert.equal(never.isDone(), false, "the upstream was not asked again");
+  });
+
+  it("with Redis away, spaces a source's turns at this instance's share: limit ÷ the instances it last knew", async () => {
+    const limit = { requests: 10, per_seconds: 1 };
+    const away = { instances: 3, run: async () => undefined, key: (n: string) => n } as unknown as Cluster;
+    const limits = new SourceLimits(new Map([["s", limit]]), away);
+    const far = Date.now() + 60_000;
+    await limits.take("s", far);
+    const second = await limits.take("s", far);
+    assert.ok(second.granted);
+    assert.ok(Math.abs(second.waitMs - 3 * slotMs(limit)) < 30, `the next turn is three slots later (waited ${second.waitMs} ms)`);
   });
 
   it("sends a list value once per item, in order, and shows it so", async () => {

@@ -13,20 +13,18 @@ interface Outcome<T> { ok: true; value: T; ttlMs: number }
 interface Failure { ok: false; error: SerializedError }
 type SerializedError = { problem: ConstructorParameters<typeof Problem>[0] } | { upstream: Record<string, unknown> };
 
-export interface SharedResponsesOptions<T> {
+export interface SharedResponsesOptions {
   /** Rebuilds an UpstreamError from its fields (kept out of this module to avoid a cycle). */
   reviveUpstreamError(fields: Record<string, unknown>): Error;
   /** The fields of an UpstreamError, or undefined for any other error. */
   upstreamErrorFields(e: unknown): Record<string, unknown> | undefined;
-  /** Only a value that passes is shared. */
-  shareable?(value: T): boolean;
 }
 
 export class SharedResponses<T> {
   private readonly cluster: Cluster;
-  private readonly opts: SharedResponsesOptions<T>;
+  private readonly opts: SharedResponsesOptions;
 
-  constructor(cluster: Cluster, opts: SharedResponsesOptions<T>) {
+  constructor(cluster: Cluster, opts: SharedResponsesOptions) {
     this.cluster = cluster;
     this.opts = opts;
   }
@@ -40,8 +38,8 @@ export class SharedResponses<T> {
     return { value: JSON.parse(text) as T, ttlMs: ttl };
   }
 
-  async set(key: string, value: T, ttlMs: number): Promise<void> {
-    const text = JSON.stringify(value);
+  /** Caches a response (as its JSON text) while it may be used, unless it is too large to share. */
+  private async set(key: string, text: string, ttlMs: number): Promise<void> {
     if (ttlMs <= 0 || Buffer.byteLength(text) > MAX_SHARED_BYTES) return;
     await this.cluster.run((c) => c.set(this.cluster.key(`cache:${digest(key)}`), text, { PX: Math.ceil(ttlMs) }));
   }
@@ -79,21 +77,20 @@ export class SharedResponses<T> {
   }
 
   private async lead(key: string, id: string, lock: string, fetch: () => Promise<{ value: T; ttlMs: number }>): Promise<{ value: T; ttlMs: number }> {
-    let outcome: Outcome<T> | Failure | undefined;
+    let message: string | undefined;
     try {
       const got = await fetch();
-      if (this.opts.shareable?.(got.value) ?? true) {
-        await this.set(key, got.value, got.ttlMs);
-        outcome = { ok: true, value: got.value, ttlMs: got.ttlMs };
-      }
+      // Serialised once, for the cache and for the waiters.
+      const text = JSON.stringify(got.value);
+      await this.set(key, text, got.ttlMs);
+      message = `{"ok":true,"ttlMs":${got.ttlMs},"value":${text}}`;
       return got;
     } catch (e) {
       const error = this.serialize(e);
-      if (error) outcome = { ok: false, error };
+      if (error) message = JSON.stringify({ ok: false, error } satisfies Failure);
       throw e;
     } finally {
       await this.cluster.run((c) => c.del(lock));
-      const message = outcome && JSON.stringify(outcome);
       // No message (too large, or an error that cannot be passed on): the waiters see the lock gone and fetch themselves.
       await this.cluster.publish(`flight:${id}`, message && Buffer.byteLength(message) <= MAX_SHARED_BYTES ? message : "null");
     }
