@@ -9,6 +9,7 @@ import { openStore } from "../engine/store/index.ts";
 import { openSqlite } from "../engine/store/sqlite.ts";
 import { openPostgres } from "../engine/store/postgres.ts";
 import { GroupCommit } from "../engine/store/group-commit.ts";
+import { StatementBatch } from "../engine/store/statement-batch.ts";
 import type { Db } from "../engine/store/db.ts";
 import type { Store } from "../engine/store/types.ts";
 import { tempDir } from "./helpers.ts";
@@ -129,6 +130,27 @@ for (const [name, open] of backends) {
         store.beginCall({ endpoint: "g/e", principal, channel: "mcp", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:race", limit: 7 }] })));
       assert.equal(results.filter((r) => r.ok).length, 7);
       assert.equal((await store.usage(principal, DAY)).get("group:race"), 7);
+    });
+
+    it("counts the calls of one batch each in turn: each is told its own count, and a refused one counts nothing", async () => {
+      const [p, q] = [`key:${randomUUID()}`, `key:${randomUUID()}`];
+      const own = [{ id: "group:g", limit: 5 }, { id: "endpoint:g/e", limit: 2 }];
+      const group = [{ id: "group:g", limit: 5 }];
+      const begin = (principal: string, buckets: typeof own, final = false) =>
+        store.beginCall({ endpoint: buckets === own ? "g/e" : "g/f", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets, final });
+      // Begun in one turn of the event loop, so they are counted together; q's calls interleave with p's.
+      const results = await Promise.all([begin(p, own, true), begin(q, group), begin(p, own), begin(p, own), begin(q, own, true), begin(p, group),
+        begin(p, group), begin(p, group), begin(p, group)]);
+      const seen = results.map((r) => (r.ok ? Object.fromEntries(r.used!) : `full ${r.bucket}`));
+      assert.deepEqual(seen, [
+        { "group:g": 1, "endpoint:g/e": 1 }, { "group:g": 1 }, { "group:g": 2, "endpoint:g/e": 2 }, "full endpoint:g/e",
+        { "group:g": 2, "endpoint:g/e": 1 }, { "group:g": 3 }, { "group:g": 4 }, { "group:g": 5 }, "full group:g",
+      ]);
+      assert.deepEqual(Object.fromEntries(await store.usage(p, DAY)), { "group:g": 5, "endpoint:g/e": 2 });
+      assert.deepEqual(Object.fromEntries(await store.usage(q, DAY)), { "group:g": 2, "endpoint:g/e": 1 });
+      const ledger = await store.calls({ principal: p });
+      assert.deepEqual(ledger.map((c) => c.id).sort(), results.filter((r, i) => r.ok && i !== 1 && i !== 4).map((r) => (r as { callId: string }).callId).sort());
+      assert.deepEqual(ledger.map((c) => c.outcome).sort(), ["ok", "pending", "pending", "pending", "pending"]);
     });
 
     it("keeps credit as an append-only ledger that never goes negative, applying a reference once", async () => {
@@ -259,3 +281,18 @@ for (const [name, open] of backends) {
     });
   });
 }
+
+describe("statement batch", () => {
+  it("sends what is asked in one turn as one statement, and when that fails, tries each item alone", async () => {
+    const sent: number[][] = [];
+    const batch = new StatementBatch<number, number>(async (items) => {
+      sent.push(items);
+      if (items.includes(13)) throw new Error("unlucky");
+      return items.map((n) => n * 2);
+    });
+    const results = await Promise.allSettled([1, 13, 3].map((n) => batch.run(n)));
+    assert.deepEqual(results.map((r) => (r.status === "fulfilled" ? r.value : "rejected")), [2, "rejected", 6]);
+    assert.deepEqual(sent, [[1, 13, 3], [1], [13], [3]]);
+    assert.equal(await batch.run(4), 8);
+  });
+});

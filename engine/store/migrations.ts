@@ -1,7 +1,10 @@
 // Schema migrations, run in order at start-up (each once, recorded in schema_migrations). Append only: never edit a shipped one.
 import type { Db } from "./db.ts";
 
-export const MIGRATIONS: string[][] = [
+/** A statement for both stores, or one that only PostgreSQL runs (SQLite skips it). */
+type Statement = string | { postgres: string };
+
+export const MIGRATIONS: Statement[][] = [
   [
     `CREATE TABLE api_keys (
       id TEXT PRIMARY KEY,
@@ -77,6 +80,51 @@ export const MIGRATIONS: string[][] = [
     `CREATE INDEX calls_pending ON calls (at) WHERE outcome = 'pending'`,
     `CREATE INDEX calls_settlement_unknown ON calls (at) WHERE outcome = 'settlement_unknown'`,
   ],
+  [
+    // PostgreSQL charges the allowance calls of a batch in one statement (one round trip, one commit): each call in
+    // turn, exactly as SqlStore.beginCall does on SQLite. Every bucket of a call is counted or none: when one is
+    // full, the ones counted before it are given back and the call gets no ledger row. A row per call, in order:
+    // the count of each of its buckets, or the bucket that was full. Columns come as arrays, one element per call;
+    // the buckets as (call number, bucket, limit) arrays in call order.
+    { postgres: `CREATE FUNCTION begin_allowance_calls(
+        ids text[], ats bigint[], days text[], endpoints text[], principals text[], channels text[], prices bigint[], outcomes text[],
+        finished bigint[], bucket_lists text[], key_ids text[], instance text, bucket_call int[], bucket_id text[], bucket_limit int[])
+      RETURNS TABLE (counted int[], full_bucket text) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        j int := 1;
+        first int;
+        got int;
+        charged int[] := '{}';
+      BEGIN
+        FOR i IN 1 .. cardinality(ids) LOOP
+          counted := '{}';
+          full_bucket := NULL;
+          first := j;
+          WHILE j <= cardinality(bucket_call) AND bucket_call[j] = i LOOP
+            IF full_bucket IS NULL THEN
+              INSERT INTO allowance_usage AS u (bucket, principal, day, used)
+                SELECT bucket_id[j], principals[i], days[i], 1 WHERE bucket_limit[j] > 0
+                ON CONFLICT (bucket, principal, day) DO UPDATE SET used = u.used + 1 WHERE u.used < bucket_limit[j]
+                RETURNING u.used INTO got;
+              IF got IS NULL THEN full_bucket := bucket_id[j]; ELSE counted := counted || got; END IF;
+            END IF;
+            j := j + 1;
+          END LOOP;
+          IF full_bucket IS NULL THEN
+            charged := charged || i;
+          ELSE
+            UPDATE allowance_usage AS u SET used = u.used - 1
+              WHERE u.principal = principals[i] AND u.day = days[i] AND u.bucket = ANY (bucket_id[first : first + cardinality(counted) - 1]);
+            counted := NULL;
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+        INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, finished_at, buckets, key_id, instance_id)
+          SELECT ids[k], ats[k], days[k], endpoints[k], principals[k], channels[k], prices[k], 'allowance', outcomes[k], finished[k], bucket_lists[k], key_ids[k], instance
+          FROM unnest(charged) AS k;
+      END
+      $fn$` },
+  ],
 ];
 
 export async function migrate(db: Db): Promise<void> {
@@ -86,7 +134,10 @@ export async function migrate(db: Db): Promise<void> {
     const done = new Set((await t.all<{ version: number }>("SELECT version FROM schema_migrations")).map((r) => Number(r.version)));
     for (const [i, statements] of MIGRATIONS.entries()) {
       if (done.has(i + 1)) continue;
-      for (const sql of statements) await t.run(sql);
+      for (const sql of statements) {
+        if (typeof sql === "string") await t.run(sql);
+        else if (t.dialect === "postgres") await t.run(sql.postgres);
+      }
       await t.run("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", [i + 1, Date.now()]);
     }
   });

@@ -3,7 +3,8 @@
 import { randomUUID, randomUUIDv7 } from "node:crypto";
 import type { Db, Row } from "./db.ts";
 import { GroupCommit } from "./group-commit.ts";
-import type { BeginCall, BeginResult, CallRecord, CreditEntry, KeyRecord, Store } from "./types.ts";
+import { StatementBatch } from "./statement-batch.ts";
+import type { BeginCall, BeginResult, BucketClaim, CallRecord, CreditEntry, KeyRecord, Store } from "./types.ts";
 
 /** Free keys minted per client address and day are counted like an allowance bucket. */
 const MINT_BUCKET = "free-keys";
@@ -37,6 +38,15 @@ const INSERT_CALL = `INSERT INTO calls (id, at, day, endpoint, principal, channe
 
 const INSERT_CREDIT_ENTRY = "INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
+/** An allowance call as begin_allowance_calls takes it: its ledger row's columns and the buckets it counts against. */
+interface AllowanceCall {
+  id: string; at: number; day: string; endpoint: string; principal: string; channel: string; priceMicro: number;
+  outcome: "ok" | "pending"; finishedAt: number | null; bucketList: string; keyId: string | null; buckets: BucketClaim[];
+}
+
+/** What counting did for a call: its count in each of its buckets, or the bucket that was full. */
+type AllowanceCount = number[] | { full: string };
+
 export class SqlStore implements Store {
   private readonly db: Db;
   readonly dialect: Db["dialect"];
@@ -45,12 +55,15 @@ export class SqlStore implements Store {
   private readonly leaseMs: number;
   private heartbeat?: NodeJS.Timeout;
   private readonly batch: GroupCommit;
+  /** The allowance calls of a batch, counted together (see beginAllowanceCalls). */
+  private readonly allowanceCalls: StatementBatch<AllowanceCall, BeginResult>;
 
   constructor(db: Db, opts: { leaseMs: number }) {
     this.db = db;
     this.dialect = db.dialect;
     this.leaseMs = opts.leaseMs;
     this.batch = new GroupCommit(db);
+    this.allowanceCalls = new StatementBatch((calls) => this.beginAllowanceCalls(calls));
   }
 
   /** Takes this instance's lease and renews it three times a lease. */
@@ -94,27 +107,85 @@ export class SqlStore implements Store {
     // Time-ordered ids: each new ledger row lands next to the last one in the primary key, not on a random page.
     const callId = randomUUIDv7();
     const at = Date.now();
-    const buckets = p.paidBy === "allowance" ? (p.buckets ?? []) : [];
-    // Part of a group commit: a refusal undoes this call's own writes instead of rolling the batch back. The ledger
-    // row, the debit and the bucket increments go out together (PostgreSQL pipelines them); a refused call deletes
-    // its row and gives back the increments it got.
+    const outcome = p.final ? "ok" : "pending";
+    const finishedAt = p.final ? at : null;
+    if (p.paidBy === "allowance") {
+      const buckets = p.buckets ?? [];
+      return this.allowanceCalls.run({ id: callId, at, day: p.day, endpoint: p.endpoint, principal: p.principal, channel: p.channel, priceMicro: p.priceMicro,
+        outcome, finishedAt, bucketList: JSON.stringify(buckets.map((b) => b.id)), keyId: p.keyId ?? null, buckets });
+    }
+    // Credit and x402, part of a group commit: a refusal undoes this call's own writes instead of rolling the batch
+    // back. The ledger row and the debit go out together (PostgreSQL pipelines them); a refused call deletes its row.
     return this.batch.run(async (t): Promise<BeginResult> => {
-      const [, debited, ...increments] = await Promise.all([
-        t.run(INSERT_CALL, [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, p.final ? "ok" : "pending", p.final ? at : null,
-          JSON.stringify(buckets.map((b) => b.id)), p.keyId, p.paymentRef, this.instanceId]),
+      const [, debited] = await Promise.all([
+        t.run(INSERT_CALL, [callId, at, p.day, p.endpoint, p.principal, p.channel, p.priceMicro, p.paidBy, outcome, finishedAt, "[]", p.keyId, p.paymentRef, this.instanceId]),
         p.paidBy === "credit" ? t.run("UPDATE api_keys SET credit_micro = credit_micro - ? WHERE id = ? AND credit_micro >= ?", [p.priceMicro, p.keyId, p.priceMicro]) : 1,
-        ...buckets.map((b) => t.all<{ used: number }>(INCREMENT_BUCKET, [b.id, p.principal, p.day, b.limit, b.limit])),
       ]);
-      const full = buckets.find((_, i) => !increments[i].length);
-      if (full || !debited) {
-        await Promise.all([
-          t.run("DELETE FROM calls WHERE id = ?", [callId]),
-          ...buckets.filter((_, i) => increments[i].length).map((b) => t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [b.id, p.principal, p.day])),
-        ]);
-        return full ? { ok: false, reason: "allowance", bucket: full.id } : { ok: false, reason: "credit" };
+      if (!debited) {
+        await t.run("DELETE FROM calls WHERE id = ?", [callId]);
+        return { ok: false, reason: "credit" };
       }
       if (p.paidBy === "credit") await t.run(INSERT_CREDIT_ENTRY, [randomUUID(), p.keyId, at, -p.priceMicro, "call", null, callId, p.endpoint]);
-      return { ok: true, callId, used: new Map(buckets.map((b, i) => [b.id, Number(increments[i][0].used)])) };
+      return { ok: true, callId };
+    });
+  }
+
+  /**
+   * The allowance calls of a batch, counted together and each in turn: a call gets each of its buckets or none, and
+   * a refused call leaves no trace that a later call of the batch could see. Taken in the order of their principals,
+   * so that two instances' batches lock the bucket rows they share in the same order and never deadlock.
+   */
+  private async beginAllowanceCalls(calls: AllowanceCall[]): Promise<BeginResult[]> {
+    const order = calls.map((c, i) => ({ c, i })).sort((a, b) => (a.c.principal < b.c.principal ? -1 : a.c.principal > b.c.principal ? 1 : a.i - b.i));
+    const sorted = order.map(({ c }) => c);
+    const counts = this.dialect === "postgres" ? await this.countOnPostgres(sorted) : await this.countInTransaction(sorted);
+    if (counts.length !== calls.length) throw new Error(`${counts.length} counts for ${calls.length} allowance calls`);
+    const out: BeginResult[] = [];
+    order.forEach(({ c, i }, n) => {
+      const count = counts[n];
+      out[i] = Array.isArray(count) ? { ok: true, callId: c.id, used: new Map(c.buckets.map((b, j) => [b.id, count[j]])) } : { ok: false, reason: "allowance", bucket: count.full };
+    });
+    return out;
+  }
+
+  /** One statement: begin_allowance_calls (migration 4) does on the server what countInTransaction does here. */
+  private async countOnPostgres(calls: AllowanceCall[]): Promise<AllowanceCount[]> {
+    const column = <K extends keyof AllowanceCall>(k: K) => calls.map((c) => c[k]);
+    const buckets = calls.flatMap((c, n) => c.buckets.map((b) => ({ call: n + 1, ...b })));
+    const rows = await this.db.all<{ counted: number[] | null; full_bucket: string }>(
+      `SELECT counted, full_bucket FROM begin_allowance_calls(?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[],
+        ?::bigint[], ?::text[], ?::text[], ?, ?::int[], ?::text[], ?::int[]) WITH ORDINALITY ORDER BY ordinality`,
+      [column("id"), column("at"), column("day"), column("endpoint"), column("principal"), column("channel"), column("priceMicro"), column("outcome"),
+        column("finishedAt"), column("bucketList"), column("keyId"), this.instanceId, buckets.map((b) => b.call), buckets.map((b) => b.id), buckets.map((b) => b.limit)],
+    );
+    return rows.map((r) => r.counted ?? { full: r.full_bucket });
+  }
+
+  private async countInTransaction(calls: AllowanceCall[]): Promise<AllowanceCount[]> {
+    return this.db.tx(async (t) => {
+      const counts: AllowanceCount[] = [];
+      for (const c of calls) {
+        const counted: number[] = [];
+        let full: string | undefined;
+        for (const b of c.buckets) {
+          const [row] = await t.all<{ used: number }>(INCREMENT_BUCKET, [b.id, c.principal, c.day, b.limit, b.limit]);
+          if (!row) {
+            full = b.id;
+            break;
+          }
+          counted.push(Number(row.used));
+        }
+        if (full) {
+          for (const b of c.buckets.slice(0, counted.length)) {
+            await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [b.id, c.principal, c.day]);
+          }
+          counts.push({ full });
+          continue;
+        }
+        await t.run(INSERT_CALL, [c.id, c.at, c.day, c.endpoint, c.principal, c.channel, c.priceMicro, "allowance", c.outcome, c.finishedAt, c.bucketList, c.keyId, null, this.instanceId]);
+        counts.push(counted);
+      }
+      return counts;
     });
   }
 
