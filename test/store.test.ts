@@ -153,6 +153,18 @@ for (const [name, open] of backends) {
       assert.deepEqual(ledger.map((c) => c.outcome).sort(), ["ok", "pending", "pending", "pending", "pending"]);
     });
 
+    if (name === "PostgreSQL") {
+      it("keeps counting allowance calls after the connection their statement uses was cut", async () => {
+        const principal = `key:${randomUUID()}`;
+        const begin = () => store.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets: [{ id: "group:cut", limit: 5 }] });
+        assert.ok((await begin()).ok);
+        await backend.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%begin_allowance_calls%'");
+        const after = await Promise.all([begin(), begin()]);
+        assert.deepEqual(after.map((r) => r.ok && Object.fromEntries(r.used!)), [{ "group:cut": 2 }, { "group:cut": 3 }]);
+        assert.equal((await store.calls({ principal })).length, 3);
+      });
+    }
+
     it("keeps credit as an append-only ledger that never goes negative, applying a reference once", async () => {
       const key = (await store.mintKey({ hash: `h-${randomUUID()}`, clientId: "10.0.0.9", day: DAY, maxPerDay: 10 }))!;
       assert.equal(await store.addCredit({ keyId: key.id, deltaMicro: 2500, kind: "stripe", ref: "cs_1" }), true);

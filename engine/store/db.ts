@@ -8,5 +8,10 @@ export interface Db {
   run(sql: string, params?: unknown[]): Promise<number>;
   /** Runs fn in one transaction (serialisable for the rows it writes); rolls back when fn throws. */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL: a connection of its own for a statement sent in turns, kept between them (none is checked out of
+   * the pool per statement); after an error it is dropped and the next statement takes a new one.
+   */
+  dedicated?(): Pick<Db, "all">;
   close(): Promise<void>;
 }

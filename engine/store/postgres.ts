@@ -55,7 +55,45 @@ export async function openPostgres(url: string, schema = "public"): Promise<Db> 
     },
     close: () => pool.end(),
   });
-  const db = on(pool);
+  const dedicated = new Set<pg.PoolClient>();
+  const db: Db = {
+    ...on(pool),
+    dedicated: () => {
+      let current: Promise<pg.PoolClient> | undefined;
+      const drop = (c: pg.PoolClient) => {
+        if (!dedicated.delete(c)) return;
+        current = undefined;
+        c.release(true);
+      };
+      const connect = async () => {
+        const c = await pool.connect();
+        c.on("error", () => drop(c)); // lost while idle: the next statement connects again
+        dedicated.add(c);
+        return c;
+      };
+      return {
+        all: async <T>(sql: string, params: unknown[] = []) => {
+          const pending = (current ??= connect());
+          const c = await pending.catch((e) => {
+            if (current === pending) current = undefined;
+            throw e;
+          });
+          try {
+            return (await c.query(statement(sql, params))).rows as T[];
+          } catch (e) {
+            drop(c);
+            throw e;
+          }
+        },
+      };
+    },
+    close: async () => {
+      for (const c of dedicated) c.release();
+      dedicated.clear();
+      await pool.end();
+    },
+  };
+
   // Instances starting together: "IF NOT EXISTS" alone still races on the catalog, so take a lock first.
   await db.tx(async (t) => {
     await t.run("SELECT pg_advisory_xact_lock(4020401)");

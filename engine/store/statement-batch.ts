@@ -1,6 +1,6 @@
-// One statement for the items of a batch: what concurrent calls ask in the same turn of the event loop is sent
-// together, as one statement that answers an output per item, in order. A statement commits on its own, so a batch
-// costs one round trip and one commit. One batch at a time; the next starts as soon as the previous one answered.
+// One statement for the items of a batch: what concurrent calls ask in the same turns of the event loop is sent
+// together, as one statement (or transaction) that answers an output per item, in order: a batch costs one round trip
+// and one commit. One batch at a time; the next starts as soon as the previous one answered.
 // A batch that fails as a whole (a lost connection, a deadlock with another instance) wrote nothing: each of its
 // items is then tried alone, so that one item's fault is its own.
 
@@ -10,22 +10,28 @@ interface Queued<I, O> { item: I; resolve(v: O): void; reject(e: unknown): void 
 
 export class StatementBatch<I, O> {
   private readonly statement: (items: I[]) => Promise<O[]>;
+  private readonly gatherTurns: number;
   private queue: Queued<I, O>[] = [];
   private running = false;
 
-  constructor(statement: (items: I[]) => Promise<O[]>) {
+  /** gatherTurns: how many turns of the event loop an idle batch waits for the items arriving in them. */
+  constructor(statement: (items: I[]) => Promise<O[]>, opts: { gatherTurns?: number } = {}) {
     this.statement = statement;
+    this.gatherTurns = opts.gatherTurns ?? 1;
   }
 
   run(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      // Sent after this turn of the event loop, so that the items of the requests arriving in it join the batch.
       if (!this.running) {
         this.running = true;
-        setImmediate(() => void this.drain());
+        this.afterTurns(this.gatherTurns, () => void this.drain());
       }
     });
+  }
+
+  private afterTurns(turns: number, fn: () => void): void {
+    setImmediate(() => (turns > 1 ? this.afterTurns(turns - 1, fn) : fn()));
   }
 
   private async drain(): Promise<void> {
