@@ -38,11 +38,14 @@ describe("two instances on PostgreSQL", function () {
   const bankRate = (server: Running, from = "2025-08-01") => `${server.url}/v1/bank-of-england/bank-rate?from=${from}`;
 
   it("a key minted on one instance works on the other, and the allowance is one bucket across both", async () => {
-    const { key } = (await (one.engine.access as AccessService).mintKey("10.7.0.1"))!;
+    const { key, record } = (await (one.engine.access as AccessService).mintKey("10.7.0.1"))!;
     const results = await Promise.all(Array.from({ length: 24 }, (_, i) => getJson(bankRate(i % 2 ? one : two), { "X-API-Key": key })));
     assert.equal(results.filter((r) => r.status === 200).length, GROUP_ALLOWANCE.key);
     const account = await getJson(`${two.url}/account`, { "X-API-Key": key });
     assert.equal(account.body.allowance.find((b: { bucket: string }) => b.bucket === "group:bank-of-england").used, GROUP_ALLOWANCE.key);
+    // The counter and the ledger agree: one row per call answered, none for a refused one.
+    const ledger = await (two.engine.access as AccessService).store.calls({ principal: `key:${record.id}` });
+    assert.deepEqual(ledger.map((c) => `${c.paidBy} ${c.outcome}`), Array(GROUP_ALLOWANCE.key).fill("allowance ok"));
   });
 
   it("runs one x402 signature once even when it reaches both instances at the same time", async () => {
