@@ -7,46 +7,24 @@
 // batch fails as a whole (an SQL error, a deadlock between instances), every write of it is retried alone, once all
 // of them have stopped (none may send a statement after the rollback).
 import type { Db } from "./db.ts";
+import { StatementBatch } from "./statement-batch.ts";
 
 type Write<T> = (t: Db) => Promise<T>;
-interface Queued { write: Write<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
-
-const MAX_BATCH = 64;
 
 export class GroupCommit {
-  private readonly db: Db;
-  private queue: Queued[] = [];
-  private running = false;
+  /** A batch is one transaction running its writes side by side; tried alone, a write fails with its own error. */
+  private readonly batch: StatementBatch<Write<unknown>, unknown>;
 
   constructor(db: Db) {
-    this.db = db;
+    this.batch = new StatementBatch((writes) => db.tx(async (t) => {
+      const out = await Promise.allSettled(writes.map((write) => write(t)));
+      const failed = out.find((o) => o.status === "rejected");
+      if (failed) throw writes.length === 1 ? failed.reason : new Error("a write of the batch failed");
+      return out.map((o) => (o as PromiseFulfilledResult<unknown>).value);
+    }));
   }
 
   run<T>(write: Write<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ write, resolve: resolve as (v: unknown) => void, reject });
-      // Started after this turn of the event loop, so the writes of the requests arriving in it join the batch.
-      if (!this.running) {
-        this.running = true;
-        setImmediate(() => void this.drain());
-      }
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        const results = await this.db.tx(async (t) => {
-          const out = await Promise.allSettled(batch.map((q) => q.write(t)));
-          if (out.some((o) => o.status === "rejected")) throw new Error("a write of the batch failed");
-          return out.map((o) => (o as PromiseFulfilledResult<unknown>).value);
-        });
-        batch.forEach((q, i) => q.resolve(results[i]));
-      } catch {
-        for (const q of batch) await this.db.tx(q.write).then(q.resolve, q.reject);
-      }
-    }
-    this.running = false;
+    return this.batch.run(write) as Promise<T>;
   }
 }

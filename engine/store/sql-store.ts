@@ -12,6 +12,8 @@ const MINT_BUCKET = "free-keys";
 const INCREMENT_BUCKET = `INSERT INTO allowance_usage (bucket, principal, day, used) SELECT ?, ?, ?, 1 WHERE ? > 0
   ON CONFLICT (bucket, principal, day) DO UPDATE SET used = allowance_usage.used + 1 WHERE allowance_usage.used < ? RETURNING used`;
 
+const DECREMENT_BUCKET = "UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ? AND used > 0";
+
 const toKey = (r: Row): KeyRecord => ({
   id: String(r.id),
   clientId: String(r.client_id),
@@ -182,7 +184,7 @@ export class SqlStore implements Store {
         }
         if (full) {
           for (const b of c.buckets.slice(0, counted.length)) {
-            await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ?", [b.id, c.principal, c.day]);
+            await t.run(DECREMENT_BUCKET, [b.id, c.principal, c.day]);
           }
           counts.push({ full });
           continue;
@@ -257,7 +259,7 @@ export class SqlStore implements Store {
   /** Gives back what a call reserved; its ledger row was already moved out of `pending` by the caller's UPDATE. */
   private async giveBack(t: Db, row: Row, releaseNonce: boolean): Promise<void> {
     for (const bucket of JSON.parse(String(row.buckets)) as string[]) {
-      await t.run("UPDATE allowance_usage SET used = used - 1 WHERE bucket = ? AND principal = ? AND day = ? AND used > 0", [bucket, row.principal, row.day]);
+      await t.run(DECREMENT_BUCKET, [bucket, row.principal, row.day]);
     }
     if (row.paid_by === "credit") {
       await t.run("UPDATE api_keys SET credit_micro = credit_micro + ? WHERE id = ?", [row.price_micro, row.key_id]);
