@@ -39,7 +39,7 @@ const METHODS: Record<string, Schema> = {
 
 /**
  * An answer to one message carries its id, or none when it has no readable one (MCP 2025-11-25 error responses:
- * `id?: RequestId`; no version allows null, and the SDK's client drops a batch answer with id null). A refusal of
+ * `id?: RequestId`; no version allows null, and the SDK's client throws on a batch answer holding one). A refusal of
  * the whole POST has id null, as the SDK's own refusals (406, 415, an unsupported protocol version) do.
  */
 export const errorAnswer = (id: Id | null | undefined, code: number, message: string): ErrorAnswer => ({ jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code, message } });
@@ -70,7 +70,7 @@ export function screen(messages: unknown[], inBatch: boolean): { forward: unknow
     if (why) return errorAnswer(isObject(m) && isId(m.id) ? m.id : undefined, ErrorCode.InvalidRequest, `Invalid Request: ${why}`);
     const { id, method, params } = m as { id?: Id; method?: string; params?: unknown };
     const wrong = method === undefined ? undefined : invalidParams(method, params);
-    if (id !== undefined) ids.add(id);
+    if (method !== undefined && id !== undefined) ids.add(id);
     if (wrong) return id === undefined ? undefined : errorAnswer(id, ErrorCode.InvalidParams, `Invalid ${method} params: ${wrong}`);
     if (method !== "notifications/cancelled") forward.push(m);
     return undefined;
