@@ -51,8 +51,10 @@ export function describeAllowed(spec: ParamSpec): string {
   if (spec.enum) return `one of ${spec.enum.join(", ")}`;
   if (spec.allowed) return spec.allowed;
   if (spec.type === "array") {
-    const item = spec.items?.enum ? `each one of ${spec.items.enum.join(", ")}` : spec.items?.allowed ? `each ${spec.items.allowed}` : `${spec.items?.type ?? "string"} items`;
-    return `a comma-separated list (${item}${spec.maxItems ? `, at most ${spec.maxItems}` : ""})`;
+    const count = spec.maxItems ? `1 to ${spec.maxItems}` : "one or more";
+    const each = spec.items?.enum ? `, each one of ${spec.items.enum.join(", ")}` : spec.items?.allowed ? `, each ${spec.items.allowed}`
+      : spec.items?.pattern ? `, each matching ${spec.items.pattern}` : "";
+    return `a comma-separated list of ${count} ${spec.items?.type === "integer" ? "whole numbers" : "items"}${each}`;
   }
   switch (spec.format) {
     case "date": return `a date as YYYY-MM-DD${dateRange(spec)}`;
@@ -83,10 +85,13 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
     case "integer":
       if (!/^[+-]?\d+$/.test(text)) throw fail();
       value = Number(text);
+      // Past 2^53 a whole number is no longer exact (and 1 followed by 400 zeros is Infinity).
+      if (!Number.isSafeInteger(value)) throw fail("that is too large");
       break;
     case "number":
       if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw fail();
       value = Number(text);
+      if (!Number.isFinite(value)) throw fail("that is too large");
       break;
     case "boolean":
       if (/^(true|1|yes)$/i.test(text)) value = true;
@@ -98,10 +103,8 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
         if (!parseIsoDay(text)) throw fail(/^\d{4}-\d{2}-\d{2}$/.test(text) ? "that day does not exist" : undefined);
         if ((spec.earliest && text < dayOf(spec.earliest)) || (spec.latest && text > dayOf(spec.latest))) throw fail();
       } else if (spec.format === "latitude" || spec.format === "longitude") {
-        const n = Number(text);
-        const limit = spec.format === "latitude" ? 90 : 180;
-        if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) || Math.abs(n) > limit) throw fail();
-        value = n;
+        if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) throw fail();
+        value = Number(text);
       } else if (spec.format === "domain") {
         if (!domainHost(text)) throw fail();
       } else if (spec.format === "ipv4-or-ipv6") {
@@ -123,6 +126,10 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
       }
       break;
   }
+  // A coordinate is in range whatever the parameter's type (a number-typed one also takes 1e26).
+  if (spec.format === "latitude" || spec.format === "longitude") {
+    if (typeof value !== "number" || !(Math.abs(value) <= (spec.format === "latitude" ? 90 : 180))) throw fail();
+  }
   if (typeof value === "number") {
     if (spec.minimum !== undefined && value < spec.minimum) throw fail();
     if (spec.maximum !== undefined && value > spec.maximum) throw fail();
@@ -138,6 +145,8 @@ function coerceOne(name: string, spec: ParamSpec, raw: string): unknown {
 
 function coerceList(name: string, spec: ParamSpec, raw: string): unknown[] {
   const parts = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  // Only commas and spaces: given, but no item an upstream could be asked about.
+  if (!parts.length) throw badParam(name, `${name} must be ${describeAllowed(spec)}; it has no item (got "${raw.slice(0, 80)}").`);
   if (spec.maxItems !== undefined && parts.length > spec.maxItems) {
     throw badParam(name, `${name} takes at most ${spec.maxItems} items (got ${parts.length}).`);
   }
@@ -201,10 +210,12 @@ export function parseParams(
   }
   for (const [name, spec] of Object.entries(specs)) {
     let raw = query[name];
-    if (Array.isArray(raw) && spec.type === "array") raw = raw.join(",");
+    // A list given as a JSON array (over MCP) is given even when empty: [] is refused, not read as "use the default".
+    const jsonList = Array.isArray(raw) && spec.type === "array";
+    if (jsonList) raw = (raw as unknown[]).join(",");
     if (Array.isArray(raw)) throw badParam(name, `${name} was given more than once; give it once.`);
     if (raw !== undefined && typeof raw !== "string") raw = String(raw);
-    if (raw === undefined || (raw as string).trim() === "") {
+    if (raw === undefined || (!jsonList && (raw as string).trim() === "")) {
       if (spec.required) throw badParam(name, `${name} is required: ${spec.description}`, "missing_parameter");
       const d = defaultValue(spec);
       if (d !== undefined) values[name] = d;

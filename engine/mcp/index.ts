@@ -1,11 +1,13 @@
 // The MCP server at /mcp: Streamable HTTP, stateless (a fresh server and transport per POST, which the SDK
-// requires without sessions), answering JSON rather than SSE. `/mcp?groups=a,b` also lists those groups'
-// endpoints as direct tools; any endpoint tool can be called by name whatever was listed.
+// requires without sessions), answering JSON rather than SSE; every request of a batch gets its answer
+// (messages.ts says what is refused, and why). `/mcp?groups=a,b` also lists those groups' endpoints as direct
+// tools; any endpoint tool can be called by name whatever was listed.
 import express, { type Express, type Request, type Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { allowedHosts, hostCheck } from "./host-check.ts";
+import { batchRefusal, requestId, screen } from "./messages.ts";
 import { createToolbox, type Toolbox } from "./tools.ts";
 import { PAYMENT_META } from "./results.ts";
 import type { Engine } from "../engine.ts";
@@ -21,7 +23,7 @@ export function mountMcp(app: Express, engine: Engine): void {
   const groupNames = [...engine.registry.groups.keys()];
 
   app.use("/mcp", hostCheck(allowedHosts(engine.config.baseUrl, engine.env.MCP_ALLOWED_HOSTS)));
-  const readJson = express.json({ limit: "1mb" });
+  const readJson = express.json({ limit: "1mb", strict: false });
   // A body that is not JSON is a JSON-RPC parse error (-32700), not an HTTP problem document.
   const parseJson = (req: Request, res: Response, next: (err?: unknown) => void) =>
     readJson(req, res, (err?: unknown) => {
@@ -31,19 +33,24 @@ export function mountMcp(app: Express, engine: Engine): void {
   app.post("/mcp", parseJson, async (req: Request, res: Response) => {
     const groups = requestedGroups(req.query.groups, groupNames);
     if (typeof groups === "string") return void res.status(400).json({ jsonrpc: "2.0", error: { code: -32602, message: groups }, id: null });
-    // tools/call params the SDK would refuse with a dump of its schema errors are refused here in words.
-    const badCall = badToolCalls(req.body);
-    if (badCall) return void res.status(200).json(badCall);
+    const batch = Array.isArray(req.body);
+    const whole = batch ? batchRefusal(req.body, req.get("mcp-protocol-version")) : undefined;
+    if (whole) return void res.status(400).json(whole);
 
-    const server = buildServer(toolbox, groups, req.ip ?? "unknown");
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
+    // Each message is checked here (messages.ts); what passes goes to the SDK, which also makes the HTTP-level
+    // checks (Accept, Content-Type, MCP-Protocol-Version) even when nothing passes.
+    const messages: unknown[] = batch ? req.body : [req.body];
+    const { forward, refusals } = screen(messages, batch);
     try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      const answered = await answerWithSdk(buildServer(toolbox, groups, req.ip ?? "unknown"), req, batch || !forward.length ? forward : forward[0]);
+      if (answered.status !== 200 && answered.status !== 202) return await sendAsIs(res, answered);
+      const text = await answered.text();
+      const byId = new Map<unknown, unknown>((text ? [JSON.parse(text)].flat() : []).map((a: { id?: unknown }) => [a.id, a]));
+      // In the order asked: a refusal, or the SDK's answer to the request; notifications and responses get none.
+      const answers = messages.flatMap((m, i) => refusals[i] ?? byId.get(requestId(m)) ?? []);
+      if (!answers.length) return void res.status(202).end();
+      if (batch) return void res.status(200).json(answers);
+      res.status(refusals[0]?.error.code === ErrorCode.InvalidRequest ? 400 : 200).json(answers[0]);
     } catch (err) {
       engine.log.error({ err }, "MCP request failed");
       if (!res.headersSent) res.status(500).json({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: null });
@@ -55,29 +62,27 @@ export function mountMcp(app: Express, engine: Engine): void {
 }
 
 /**
- * JSON-RPC errors (-32602) for tools/call requests whose params are not {name: string, arguments?: object,
- * _meta?: object}, or undefined when every request is well formed. A batch answers each request; the SDK answers
- * the rest.
+ * The SDK's answer to these messages (already parsed), through the web-standard transport so that it can be
+ * merged with the refusals: stateless (a fresh server and transport per POST, which the SDK requires without
+ * sessions), JSON rather than SSE.
  */
-function badToolCalls(body: unknown): unknown {
-  const messages = Array.isArray(body) ? body : [body];
-  const errors = messages.flatMap((m) => {
-    if (!m || typeof m !== "object" || (m as { method?: unknown }).method !== "tools/call") return [];
-    const why = toolCallProblem((m as { params?: unknown }).params);
-    return why ? [{ jsonrpc: "2.0", id: (m as { id?: unknown }).id ?? null, error: { code: ErrorCode.InvalidParams, message: `Invalid tools/call params: ${why}` } }] : [];
-  });
-  if (!errors.length) return undefined;
-  return Array.isArray(body) ? errors : errors[0];
+async function answerWithSdk(server: Server, req: Request, body: unknown): Promise<globalThis.Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(new globalThis.Request(new URL(req.originalUrl, "http://localhost"), { method: "POST", headers }), { parsedBody: body });
+  } finally {
+    void transport.close();
+    void server.close();
+  }
 }
 
-function toolCallProblem(params: unknown): string | undefined {
-  const kind = (v: unknown) => (v === undefined ? "nothing" : v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`);
-  if (!params || typeof params !== "object" || Array.isArray(params)) return `params must be an object {name, arguments} (got ${kind(params)}).`;
-  const { name, arguments: args, _meta: meta } = params as Record<string, unknown>;
-  if (typeof name !== "string" || !name) return `name must be the tool's name as a string, e.g. "search_apis" (got ${name === "" ? "an empty string" : kind(name)}).`;
-  if (args !== undefined && (!args || typeof args !== "object" || Array.isArray(args))) return `arguments must be an object of the tool's parameters, e.g. {"query": "UK base rate"} (got ${kind(args)}).`;
-  if (meta !== undefined && (!meta || typeof meta !== "object" || Array.isArray(meta))) return `_meta must be an object (got ${kind(meta)}).`;
-  return undefined;
+async function sendAsIs(res: Response, answered: globalThis.Response): Promise<void> {
+  res.status(answered.status);
+  answered.headers.forEach((value, name) => res.setHeader(name, value));
+  res.send(Buffer.from(await answered.arrayBuffer()));
 }
 
 /** ?groups=a,b (or all) -> group names; a string is the reason it was refused. */
