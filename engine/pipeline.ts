@@ -1,6 +1,7 @@
 // One call, one pipeline, for HTTP and MCP alike:
-// resolve endpoint -> validate params -> access decision -> (cached answer, or upstream steps or plugin
-// -> JSONata transform) -> commit the charge (only now, on success) -> JSON envelope with provenance.
+// resolve endpoint -> validate params -> the local datasets it needs are loaded -> access decision -> (cached
+// answer, or upstream steps or plugin -> JSONata transform) -> commit the charge (only now, on success) -> JSON
+// envelope with provenance.
 // Any failure after the access decision releases it: an error costs the caller nothing.
 import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
@@ -35,6 +36,7 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   checkParamSets(endpoint.paramSets, params);
   await checkEarlyPreconditions(endpoint, params);
   endpoint.plugin?.fn.validate?.(params);
+  requireDatasets(engine, endpoint, params);
   const cache = cacheSlot(engine, endpoint, params, extra);
   const cached = cache && engine.results.get(cache.key);
   // A cached answer cannot fail any more: the access layer may charge it at once (one commit, not two).
@@ -70,6 +72,12 @@ function resolveEndpoint(engine: Engine, group: string, operation: string): Endp
       ? `The ${group} group has no endpoint ${operation}. Its endpoints: ${g.endpoints.map((e) => e.operation).join(", ")}.`
       : `There is no group ${group}. Groups: ${[...engine.registry.groups.keys()].join(", ")}.`,
   });
+}
+
+/** The local datasets the plugin cannot answer without must be loaded: a 503 dataset_not_loaded comes before any 402. */
+function requireDatasets(engine: Engine, endpoint: Endpoint, params: ParamValues): void {
+  const needed = endpoint.plugin?.fn.datasets;
+  for (const name of (typeof needed === "function" ? needed(params) : needed) ?? []) engine.datasets.use(name);
 }
 
 /** Where the result cache keeps this call's answer; undefined when the endpoint's answers are not cached. */
