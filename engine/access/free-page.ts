@@ -20,8 +20,10 @@ const STYLE = `#key{font-size:1.1rem}#error{color:#a22}`;
  * calls wait for the next day.
  */
 function afterAllowance(info: FreePageInfo): string {
-  const ways = [info.credit ? "card credit on your key (POST /credit/checkout buys it)" : "card credit on your key, if it has any,", info.x402 ? "an x402 payment (USDC)" : ""].filter(Boolean);
-  return `after that, ${ways.join(" or ")} pays the price of a call; otherwise calls wait for the next UTC day, as calls to the endpoints served within the free allowance only always do`;
+  const credit = info.credit ? "card credit on your key (POST /credit/checkout buys it)" : "card credit on your key, if it has any,";
+  const ways = [credit, info.x402 ? "an x402 payment (USDC)" : ""].filter(Boolean).join(" or ");
+  return `after that, ${ways} pays the price of a call; otherwise calls wait for the next UTC day, as calls to the `
+    + "endpoints served within the free allowance only always do";
 }
 
 /** The two commands to try a key with: a real call, and what is left of its allowance. */

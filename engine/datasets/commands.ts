@@ -104,10 +104,13 @@ async function syncAll(datasets: Datasets, from: string | undefined, force: bool
       failed.push(def.name);
     }
   }
-  if (skipped.length) console.log(`Skipped, no copy in the folder: ${skipped.join(", ")}. Load them from their sources with npm run sync -- <dataset>.`);
+  if (skipped.length) {
+    console.log(`Skipped, no copy in the folder: ${skipped.join(", ")}. Load them from their sources with npm run sync -- <dataset>.`);
+  }
   if (failed.length) console.error(`Failed to load: ${failed.join(", ")}`);
   if (skipped.length === datasets.definitions.size) {
-    console.error(`${from} holds none of the datasets' folders (${[...datasets.definitions.values()].map((d) => d.folder).join(", ")}).`);
+    const folders = [...datasets.definitions.values()].map((d) => d.folder);
+    console.error(`${from} holds none of the datasets' folders (${folders.join(", ")}).`);
     return 1;
   }
   return failed.length ? 1 : 0;
