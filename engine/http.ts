@@ -70,7 +70,8 @@ export function createHttpApp(engine: Engine): Express {
       const state = credentialState(s, engine.env);
       if (state !== "missing" && state !== "fallback") return [];
       return [{ source: s.name, variables: missingCredentials(s, engine.env),
-        effect: state === "missing" ? "calls answer 503 upstream_credentials_missing" : `calls go to the public host ${s.auth!.fallback_base_url} without credentials` }];
+        effect: state === "missing" ? "calls answer 503 upstream_credentials_missing"
+          : `calls go to ${s.overridden ? `${s.envVar}` : `the public host ${s.auth!.fallback_base_url}`} without credentials` }];
     });
     res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
   });

@@ -115,6 +115,7 @@ export function buildOpenApi(registry: Registry, baseUrl: string): Record<string
               properties: {
                 endpoint: { type: "string" },
                 sources: { type: "array", items: { type: "object", properties: { source: { type: "string" }, publisher: { type: "string" }, url: { type: "string" }, fetched_at: { type: "string", format: "date-time" }, cached: { type: "boolean" } } } },
+                warnings: { type: "array", description: "Parts of the answer an auxiliary look-up could not read (they are null in data)", items: { type: "object", properties: { part: { type: "string" }, source: { type: "string" }, detail: { type: "string" } } } },
                 attribution: { type: "string" }, disclaimers: { type: "array", items: { type: "string" } },
                 price_usd: { type: "number" }, paid_by: { type: "string" },
               },

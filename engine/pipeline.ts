@@ -1,11 +1,12 @@
 // One call, one pipeline, for HTTP and MCP alike:
-// resolve endpoint -> validate params -> access decision -> (cached answer, or upstream steps or plugin
-// -> JSONata transform) -> commit the charge (only now, on success) -> JSON envelope with provenance.
+// resolve endpoint -> validate params -> the local datasets it needs are loaded -> access decision -> (cached
+// answer, or upstream steps or plugin -> JSONata transform) -> commit the charge (only now, on success) -> JSON
+// envelope with provenance.
 // Any failure after the access decision releases it: an error costs the caller nothing.
 import { Problem, toProblem } from "./problem.ts";
 import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
 import { checkParamSets } from "./param-sets.ts";
-import { checkEarlyPreconditions, runSteps } from "./steps.ts";
+import { checkEarlyPreconditions, runSteps, type MissingPart } from "./steps.ts";
 import { withPaging } from "./paging.ts";
 import { plain } from "./transform.ts";
 import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
@@ -35,19 +36,20 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   checkParamSets(endpoint.paramSets, params);
   await checkEarlyPreconditions(endpoint, params);
   endpoint.plugin?.fn.validate?.(params);
+  requireDatasets(engine, endpoint, params);
   const cache = cacheSlot(engine, endpoint, params, extra);
   const cached = cache && engine.results.get(cache.key);
   // A cached answer cannot fail any more: the access layer may charge it at once (one commit, not two).
   const grant = await engine.access.authorize({ ...input, endpoint, params, answered: cached !== undefined });
   let committed = false;
   try {
-    const { data, sources } = cached ?? (await answer(engine, endpoint, params, extra, input.clientId, cache));
+    const { data, sources, warnings } = cached ?? (await answer(engine, endpoint, params, extra, input.clientId, cache));
     committed = true;
     const receipt = await grant.commit();
     return {
       status: 200,
       headers: { ...grant.headers, ...receipt.headers, "x-cache": sources.length && sources.every((s) => s.cached) ? "HIT" : "MISS" },
-      body: { data, meta: meta(endpoint, sources, grant.paidBy, receipt.meta) },
+      body: { data, meta: meta(endpoint, sources, warnings, grant.paidBy, receipt.meta) },
     };
   } catch (e) {
     const problem = e instanceof UpstreamError ? upstreamProblem(e) : toProblem(e);
@@ -72,6 +74,12 @@ function resolveEndpoint(engine: Engine, group: string, operation: string): Endp
   });
 }
 
+/** The local datasets the plugin cannot answer without must be loaded: a 503 dataset_not_loaded comes before any 402. */
+function requireDatasets(engine: Engine, endpoint: Endpoint, params: ParamValues): void {
+  const needed = endpoint.plugin?.fn.datasets;
+  for (const name of (typeof needed === "function" ? needed(params) : needed) ?? []) engine.datasets.use(name);
+}
+
 /** Where the result cache keeps this call's answer; undefined when the endpoint's answers are not cached. */
 function cacheSlot(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>): { key: string; ttl: number } | undefined {
   const ttl = ResultCache.ttl(endpoint);
@@ -83,9 +91,10 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   cache: { key: string; ttl: number } | undefined): Promise<Answer> {
   const fetched: Fetched[] = [];
   const recorded: Provenance[] = [];
+  const missing: MissingPart[] = [];
   let data: unknown;
   try {
-    const body = await produce(engine, endpoint, params, extra, fetched, recorded, clientId);
+    const body = await produce(engine, endpoint, params, extra, fetched, recorded, missing, clientId);
     data = await shape(engine, endpoint, body, params);
     if (endpoint.paging) data = await withPaging(endpoint.paging, data, body, params);
   } catch (e) {
@@ -94,13 +103,16 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
     throw e;
   }
   const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
+  // An answer with a part missing is not kept: the next call asks the upstream again.
+  if (missing.length) return { data, sources, warnings: missing };
   if (cache) engine.results.set(cache.key, { data, sources }, cache.ttl);
   return { data, sources };
 }
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
-async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, fetched: Fetched[], sources: Provenance[], clientId: string): Promise<unknown> {
-  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched);
+async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, fetched: Fetched[], sources: Provenance[],
+  missing: MissingPart[], clientId: string): Promise<unknown> {
+  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched, missing);
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
@@ -152,10 +164,11 @@ function unreadable(endpoint: Endpoint, why: string): Problem {
   });
 }
 
-function meta(endpoint: Endpoint, sources: Provenance[], paidBy: string, receipt: Record<string, unknown>): Record<string, unknown> {
+function meta(endpoint: Endpoint, sources: Provenance[], warnings: MissingPart[] | undefined, paidBy: string, receipt: Record<string, unknown>): Record<string, unknown> {
   return {
     endpoint: endpoint.key,
     sources,
+    ...(warnings?.length ? { warnings } : {}),
     ...(endpoint.attribution ? { attribution: endpoint.attribution } : {}),
     ...(endpoint.disclaimers.length ? { disclaimers: endpoint.disclaimers } : {}),
     price_usd: endpoint.price,

@@ -27,6 +27,19 @@ export interface PluginContext {
 /**
  * Returns the response data (before the endpoint's transform, if it has one). Throw a Problem for 4xx.
  * A check of the parameters that needs the plugin's own data (a list of keys) goes in `fn.validate`: it runs before
- * the access decision, so bad input is a 400 before any payment is asked for.
+ * the access decision, so bad input is a 400 before any payment is asked for. Likewise `fn.datasets` (set with
+ * needsDatasets): the local datasets the function cannot answer without, so that a dataset not loaded is a 503
+ * before any payment is asked for.
  */
-export type PluginFn = ((ctx: PluginContext) => Promise<unknown> | unknown) & { validate?: (params: ParamValues) => void };
+export type PluginFn = ((ctx: PluginContext) => Promise<unknown> | unknown) & {
+  validate?: (params: ParamValues) => void;
+  datasets?: DatasetsNeeded;
+};
+
+/** The datasets a plugin function needs: always the same, or depending on the parameters (a ticker, not a CIK). */
+export type DatasetsNeeded = string[] | ((params: ParamValues) => string[]);
+
+/** Declares the local datasets these plugin functions cannot answer without. */
+export function needsDatasets(datasets: DatasetsNeeded, ...fns: ((ctx: PluginContext) => unknown)[]): void {
+  for (const fn of fns) (fn as PluginFn).datasets = datasets;
+}

@@ -48,6 +48,10 @@ export interface Step {
   statuses: Record<string, StatusRule>;
   reject: { match: RegExp; status: number; detail: Template; param?: string }[];
   precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string | string[]; early: boolean };
+  /** An auxiliary look-up (a code list, a "last updated" stamp): when the upstream fails it is null, with a meta warning. */
+  optional: boolean;
+  /** JSONata over $params, $vars and $steps: when false the step is not requested and is null. */
+  when?: jsonata.Expression;
 }
 
 /** A recorded upstream answer, and what the request for it must look like. */
@@ -200,6 +204,8 @@ function compileStep(raw: Record<string, unknown>): Step {
     reject: reject.map((r) => ({ match: new RegExp(r.match), status: r.status, detail: new Template(r.detail), param: r.param })),
     // A precondition that looks at the parameters only is checked before any payment is asked for.
     precondition: pre ? { test: expression(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param, early: !/\$steps\b/.test(pre.test) && !/\$steps\b/.test(pre.detail) } : undefined,
+    optional: raw.optional === true,
+    when: raw.when ? expression(raw.when as string) : undefined,
   };
 }
 

@@ -4,8 +4,10 @@ import { LRUCache } from "lru-cache";
 import { durationMs } from "./duration.ts";
 import type { Endpoint } from "./registry.ts";
 import type { Provenance } from "./upstream.ts";
+import type { MissingPart } from "./steps.ts";
 
-export interface Answer { data: unknown; sources: Provenance[] }
+/** An answer; `warnings` lists the parts an optional step could not read (such an answer is never cached). */
+export interface Answer { data: unknown; sources: Provenance[]; warnings?: MissingPart[] }
 
 export class ResultCache {
   private readonly lru: LRUCache<string, Answer>;

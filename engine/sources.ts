@@ -48,16 +48,26 @@ export interface Source extends SourceSpec {
   envVar: string;
   /** base_url as sources.yaml declares it: what answers show, whatever UPSTREAM_<NAME> says. */
   public_base_url: string;
+  /** UPSTREAM_<NAME> is set: requests go there, even while a credential with a public fallback host is unset. */
+  overridden?: boolean;
 }
 
 export const sourceEnvVar = (name: string) => `UPSTREAM_${name.toUpperCase().replace(/-/g, "_")}`;
 
+/**
+ * The sources of sources.yaml. UPSTREAM_<NAME> replaces a source's base URL; UPSTREAM_<NAME>_TOKEN_URL replaces
+ * an OAuth2 source's token_url (a sandbox's token service, or a test double's).
+ */
 export function readSources(file: string, env: NodeJS.ProcessEnv = process.env): Map<string, Source> {
   const raw = YAML.parse(fs.readFileSync(file, "utf8")) as Record<string, SourceSpec>;
   const out = new Map<string, Source>();
   for (const [name, spec] of Object.entries(raw)) {
     const envVar = sourceEnvVar(name);
-    out.set(name, { ...spec, name, envVar, base_url: (env[envVar] || spec.base_url).replace(/\/$/, ""), public_base_url: spec.base_url.replace(/\/$/, "") });
+    const tokenUrl = spec.auth?.token_url && env[`${envVar}_TOKEN_URL`];
+    out.set(name, {
+      ...spec, name, envVar, base_url: (env[envVar] || spec.base_url).replace(/\/$/, ""), public_base_url: spec.base_url.replace(/\/$/, ""),
+      overridden: Boolean(env[envVar]), ...(tokenUrl ? { auth: { ...spec.auth!, token_url: tokenUrl } } : {}),
+    });
   }
   return out;
 }
@@ -90,9 +100,9 @@ export function credentialState(source: Source, env: NodeJS.ProcessEnv = process
   return source.auth.optional ? "anonymous" : "missing";
 }
 
-/** The base URL requests go to: the public fallback host while the credential is unset. */
+/** The base URL requests go to: UPSTREAM_<NAME> when set, else the public fallback host while the credential is unset. */
 export function effectiveBaseUrl(source: Source, env: NodeJS.ProcessEnv = process.env): string {
-  return credentialState(source, env) === "fallback" ? source.auth!.fallback_base_url!.replace(/\/$/, "") : source.base_url;
+  return credentialState(source, env) === "fallback" && !source.overridden ? source.auth!.fallback_base_url!.replace(/\/$/, "") : source.base_url;
 }
 
 /** The base URL answers show: the declared one (or the public fallback host), never an override's. */

@@ -1,6 +1,7 @@
 // Runs an endpoint's upstream steps in order. Each step's URL may use the params, the vars and, through
 // {= JSONata}, the bodies of the steps before it ($steps.<as>). One step answers its body; several answer
-// an object keyed by their `as` names.
+// an object keyed by their `as` names. A step whose `when` is false is not requested, and an optional step whose
+// upstream fails is left out (a warning says so): both are null.
 import { Problem } from "./problem.ts";
 import { durationMs } from "./duration.ts";
 import { UpstreamError, type Fetched, type UpstreamClient } from "./upstream.ts";
@@ -28,12 +29,16 @@ async function checkPrecondition(step: Step, scope: Scope): Promise<void> {
   throw new Problem({ status, param: blamed[0], extra: blamed.length > 1 ? { params: blamed } : undefined, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition!.detail.render(scope) });
 }
 
+/** A part of the answer that could not be read (an optional step's upstream failed): it is null in the answer. */
+export interface MissingPart { part: string; source: string; detail: string }
+
 export async function runSteps(
   upstream: UpstreamClient,
   endpoint: Endpoint,
   params: ParamValues,
   extra: Record<string, string>,
   fetched: Fetched[],
+  missing: MissingPart[],
 ): Promise<unknown> {
   const steps = endpoint.steps ?? [];
   const scope = scopeOf(endpoint, params);
@@ -41,6 +46,10 @@ export async function runSteps(
   for (const [i, step] of steps.entries()) {
     const isLast = i === steps.length - 1;
     if (step.precondition && !step.precondition.early) await checkPrecondition(step, scope);
+    if (step.when && !(await step.when.evaluate(scope, scope))) {
+      body = scope.steps[step.as!] = null;
+      continue;
+    }
     const path = await step.path.render(scope, encodeURIComponent);
     const query: Record<string, string | string[]> = {};
     for (const [name, t] of step.query) {
@@ -55,7 +64,14 @@ export async function runSteps(
     }
     if (isLast) Object.assign(query, extra, endpoint.paging ? pagingQuery(endpoint.paging, params) : {});
     const requestBody = step.body === undefined ? undefined : await renderBody(step.body, scope);
-    body = await fetchStep(upstream, step, path, query, requestBody, scope, fetched);
+    try {
+      body = await fetchStep(upstream, step, path, query, requestBody, scope, fetched);
+    } catch (e) {
+      const fault = step.optional ? upstreamFault(e) : undefined;
+      if (!fault) throw e;
+      missing.push({ part: step.as!, source: step.source, detail: `The upstream source ${step.source} ${fault}; the answer is given without its ${step.as} part (null).` });
+      body = null;
+    }
     if (step.as) scope.steps[step.as] = body;
   }
   return steps.length > 1 ? scope.steps : body;
@@ -86,6 +102,7 @@ async function fetchStep(upstream: UpstreamClient, step: Step, path: string, que
       cacheMs: durationMs(step.cache), reject: step.reject.map((r) => r.match), expect: step.expect,
     });
     if (step.expectTest && !(await step.expectTest.evaluate(answer.body, scope))) {
+      upstream.discard([answer]);
       throw new UpstreamError("unexpected", answer.source, answer.url, "answered with a body that lacks what a real answer has", answer.status);
     }
     fetched.push(answer);
@@ -97,11 +114,20 @@ async function fetchStep(upstream: UpstreamClient, step: Step, path: string, que
       throw new Problem({ status: rule.status, code: rule.status === 404 ? "not_found" : rule.status === 400 ? "invalid_parameter" : "upstream_bad_response", param: rule.param, detail: await rule.detail.render(scope) });
     }
     const rule = e.status !== undefined ? step.statuses[String(e.status)] : undefined;
-    if (rule?.status === 200) return null;
+    // The upstream's fault: the pipeline makes it a 502 (a 503 for a 429), unless the step is optional.
+    if (!rule) throw e;
+    if (rule.status === 200) return null;
     // A status rule's detail may quote the upstream's error body: {= $reply.error.message } (JSON, else its text).
-    const detail = rule?.detail ? await new Template(rule.detail).render({ ...scope, reply: readReply(e.text) }) : undefined;
+    const detail = rule.detail ? await new Template(rule.detail).render({ ...scope, reply: readReply(e.text) }) : undefined;
     throw upstreamProblem(e, step.statuses, detail);
   }
+}
+
+/** What went wrong when a step failed through the upstream's fault (not a 400 or 404 its rules answer), else undefined. */
+function upstreamFault(e: unknown): string | undefined {
+  if (e instanceof UpstreamError) return e.message;
+  if (e instanceof Problem && e.status >= 500) return `could not be used (${e.code})`;
+  return undefined;
 }
 
 function readReply(text: string | undefined): unknown {

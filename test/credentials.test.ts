@@ -1,6 +1,7 @@
 // Upstream credentials: a missing one is a 503 that costs nothing; HTTP Basic for Companies House; OAuth2 client
 // credentials for the trade tariff (token fetched once, cached, refreshed before expiry, one retry on a 401, and
-// the public host while unset); and no secret in an answer, a provenance URL or a log line.
+// the public host while unset, unless UPSTREAM_<NAME> says otherwise; UPSTREAM_<NAME>_TOKEN_URL); and no secret in
+// an answer, a provenance URL or a log line.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -199,6 +200,37 @@ describe("upstream credentials", function () {
       assertNoSecret(logged, "the log");
       assert.ok(!/tok-logs|tok-1|renewed|fresh/.test(logged), "no access token in the log");
     });
+  });
+});
+
+describe("UPSTREAM_<NAME> overrides of an OAuth2 source", () => {
+  afterEach(() => nock.cleanAll());
+  const client = (env: NodeJS.ProcessEnv) => {
+    isolateNetwork();
+    return new UpstreamClient(readSources(path.join(ROOT, "sources.yaml"), env), { timeoutMs: 1000, retries: 0, cacheMaxEntries: 10, log: pino({ level: "silent" }), env });
+  };
+
+  it("sends calls to an explicit UPSTREAM_<NAME> even while the credentials are unset and a public host is declared", async () => {
+    const double = nock("https://tariff-double.test", { badheaders: ["authorization"] }).get("/uk/api/quotas/7").reply(200, { id: "7" });
+    const answer = await client({ UPSTREAM_TRADE_TARIFF: "https://tariff-double.test" }).fetch({ source: "trade-tariff", path: "/uk/api/quotas/7" });
+    assert.deepEqual(answer.body, { id: "7" });
+    assert.ok(double.isDone(), "the override was called, not the public host");
+    assert.equal(answer.url, `${TARIFF_PUBLIC}/uk/api/quotas/7`, "answers still name the public host");
+  });
+
+  it("asks UPSTREAM_<NAME>_TOKEN_URL for the token (HMRC's sandbox)", async () => {
+    const SANDBOX = "https://test-api.service.hmrc.gov.uk";
+    const env = { UPSTREAM_HMRC_VAT: SANDBOX, UPSTREAM_HMRC_VAT_TOKEN_URL: `${SANDBOX}/oauth/token`, HMRC_CLIENT_ID: "sandbox-id", HMRC_CLIENT_SECRET: "sandbox-secret" };
+    const token = nock(SANDBOX).post("/oauth/token", { grant_type: "client_credentials", client_id: "sandbox-id", client_secret: "sandbox-secret", scope: "read:vat" })
+      .reply(200, { access_token: "sandbox-token", expires_in: 14_400, token_type: "bearer" });
+    const api = nock(SANDBOX).matchHeader("authorization", "Bearer sandbox-token").get("/organisations/vat/check-vat-number/lookup/553557881").reply(200, { target: { vatNumber: "553557881" } });
+    const answer = await client(env).fetch({ source: "hmrc-vat", path: "/organisations/vat/check-vat-number/lookup/553557881" });
+    assert.deepEqual(answer.body, { target: { vatNumber: "553557881" } });
+    assert.ok(token.isDone() && api.isDone());
+  });
+
+  it("keeps the declared token_url without UPSTREAM_<NAME>_TOKEN_URL", () => {
+    assert.equal(readSources(path.join(ROOT, "sources.yaml"), { UPSTREAM_HMRC_VAT: "https://mirror.test" }).get("hmrc-vat")!.auth!.token_url, "https://api.service.hmrc.gov.uk/oauth/token");
   });
 });
 

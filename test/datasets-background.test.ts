@@ -74,12 +74,44 @@ describe("npm run sync -- all --from <dir>", () => {
         fs.writeFileSync(path.join(target, e.name), e.read());
       }
     }
-    const dataDir = tempDir();
-    const run = await promisify(execFile)(process.execPath, ["engine/cli.ts", "sync", "all", "--from", from], {
-      cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent", DATASET_REFRESH: "off" },
-    }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+    const run = await syncAll(from);
     assert.equal(run.code, 0, run.stderr);
     for (const name of definitions.keys()) assert.match(run.stdout, new RegExp(`^${name} `, "m"));
     assert.match(run.stdout, /postcodes \d+/);
+    assert.doesNotMatch(run.stdout, /Skipped/);
+  });
+
+  it("exits 0 when the folder holds only some datasets, and lists the others as skipped and why", async function () {
+    this.timeout(30_000);
+    const from = tempDir("pda-some-");
+    const definitions = await loadDefinitions(ROOT, readSources(path.join(ROOT, "sources.yaml")));
+    const airports = definitions.get("airports")!;
+    fs.symlinkSync(path.join(DATASETS, "airports"), path.join(from, airports.folder));
+    const run = await syncAll(from);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^airports /m);
+    const sanctions = definitions.get("sanctions")!;
+    assert.match(run.stdout, new RegExp(`Skipped, no copy in the folder: .*sanctions \\(no ${sanctions.folder}/ in ${from}\\)`));
+    assert.doesNotMatch(run.stdout, /airports \(no/);
+  });
+
+  it("exits 1 when a dataset whose folder is there fails to load, or when the folder holds none", async function () {
+    this.timeout(30_000);
+    const from = tempDir("pda-broken-");
+    const airports = (await loadDefinitions(ROOT, readSources(path.join(ROOT, "sources.yaml")))).get("airports")!;
+    fs.mkdirSync(path.join(from, airports.folder));
+    const broken = await syncAll(from);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /Failed to load: airports/);
+    const empty = await syncAll(tempDir("pda-empty-"));
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /holds none of the datasets' folders/);
   });
 });
+
+/** `npm run sync -- all --from <from>` on a fresh data folder: its exit code and output. */
+function syncAll(from: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, ["engine/cli.ts", "sync", "all", "--from", from], {
+    cwd: ROOT, env: { ...process.env, DATA_DIR: tempDir(), LOG_LEVEL: "silent", DATASET_REFRESH: "off" },
+  }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+}

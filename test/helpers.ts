@@ -7,6 +7,8 @@ import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
 import type { Example, Registry } from "../engine/registry.ts";
+import { clock } from "../engine/clock.ts";
+import { parseIsoDay } from "../engine/dates.ts";
 import { credentialVars, type Source } from "../engine/sources.ts";
 import type { Access } from "../engine/access/types.ts";
 
@@ -102,6 +104,21 @@ export function mockExample(registry: Registry, example: Example): nock.Scope[] 
     return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type, ...f.reply_headers });
   })];
 }
+
+/** Runs the engine's clock on the day (`today`) or at the instant (`now`) an example states; resetClock puts it back. */
+const realClock = { ...clock };
+export function setClock(example: Example): void {
+  if (example.now !== undefined) {
+    const now = new Date(example.now);
+    if (Number.isNaN(now.getTime())) throw new Error(`now: ${example.now} is not an instant`);
+    clock.now = () => now;
+  }
+  if (example.today === undefined) return;
+  const today = parseIsoDay(example.today);
+  if (!today) throw new Error(`today: ${example.today} is not a calendar date`);
+  clock.today = () => today;
+}
+export const resetClock = () => Object.assign(clock, realClock);
 
 export function queryString(params: Record<string, unknown>): string {
   const q = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(",") : String(v)])).toString();

@@ -14,10 +14,16 @@ export interface FreePageInfo {
 
 const STYLE = `#key{font-size:1.1rem}#error{color:#a22}`;
 
-/** After the daily allowance: the ways to pay that this server takes, in words. */
+/**
+ * After the daily allowance, in words: credit on the key always pays (the operator may grant it even where it cannot
+ * be bought), x402 where the server takes it; only without either, or for the free-allowance-only endpoints, do
+ * calls wait for the next day.
+ */
 function afterAllowance(info: FreePageInfo): string {
-  const ways = [info.credit ? "card credit on your key" : "", info.x402 ? "an x402 payment (USDC)" : ""].filter(Boolean);
-  return ways.length ? `after that, ${ways.join(" or ")} pays the price of a call` : "after that, calls wait for the next UTC day";
+  const credit = info.credit ? "card credit on your key (POST /credit/checkout buys it)" : "card credit on your key, if it has any,";
+  const ways = [credit, info.x402 ? "an x402 payment (USDC)" : ""].filter(Boolean).join(" or ");
+  return `after that, ${ways} pays the price of a call; otherwise calls wait for the next UTC day, as calls to the `
+    + "endpoints served within the free allowance only always do";
 }
 
 /** The two commands to try a key with: a real call, and what is left of its allowance. */

@@ -78,14 +78,22 @@ export const datasetCommands: Record<string, Command> = {
   },
 };
 
-/** Every dataset in turn, each from its subfolder of `from` or downloaded; 1 when any failed, after trying all. */
+/**
+ * Every dataset in turn, each from its subfolder of `from` or downloaded. A dataset whose subfolder `from` lacks is
+ * skipped, and listed as such: the exit code is 1 only when a dataset that was there (or downloaded) failed to load,
+ * or when `from` holds none of them.
+ */
 async function syncAll(datasets: Datasets, from: string | undefined, force: boolean | undefined): Promise<number> {
+  if (from && !fs.existsSync(from)) {
+    console.error(`${from} does not exist.`);
+    return 1;
+  }
   const failed: string[] = [];
+  const skipped: string[] = [];
   for (const def of datasets.definitions.values()) {
     const folder = from && path.join(from, def.folder);
     if (folder && !fs.existsSync(folder)) {
-      console.error(`${def.name}: skipped, ${folder} does not exist`);
-      failed.push(def.name);
+      skipped.push(`${def.name} (no ${def.folder}/ in ${from})`);
       continue;
     }
     try {
@@ -96,6 +104,14 @@ async function syncAll(datasets: Datasets, from: string | undefined, force: bool
       failed.push(def.name);
     }
   }
-  if (failed.length) console.error(`Not loaded: ${failed.join(", ")}`);
+  if (skipped.length) {
+    console.log(`Skipped, no copy in the folder: ${skipped.join(", ")}. Load them from their sources with npm run sync -- <dataset>.`);
+  }
+  if (failed.length) console.error(`Failed to load: ${failed.join(", ")}`);
+  if (skipped.length === datasets.definitions.size) {
+    const folders = [...datasets.definitions.values()].map((d) => d.folder);
+    console.error(`${from} holds none of the datasets' folders (${folders.join(", ")}).`);
+    return 1;
+  }
   return failed.length ? 1 : 0;
 }

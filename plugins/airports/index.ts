@@ -4,7 +4,7 @@ import { UpstreamError } from "../../engine/upstream.ts";
 import { boxesAround, type Point } from "../shared/geo.ts";
 import { originFromParams as origin } from "../shared/origin.ts";
 import { compactAirport, datasetType, frequenciesByType, frequency, fromOrigin, fullAirport, navaid, runway, shortType } from "./shape.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import type { AirportQueries, AirportRow, FrequencyRow, NavaidRow, RunwayRow } from "./queries.ts";
 
@@ -128,3 +128,6 @@ export async function navaids(ctx: PluginContext) {
     navaids: found.slice(0, p.limit).map((f) => ({ ...navaid(f.row), distance_km: f.distance_km, bearing_deg: f.bearing_deg })),
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["airports"], airport, runways, frequencies, country, search, near, navaids);

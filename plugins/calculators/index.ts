@@ -1,6 +1,6 @@
 // The calculators group: UK business days, the distance between two postcodes, currency conversion.
 import { Problem, badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import { DAY_NAMES, day, daysBetween, isoDay } from "./calendar.ts";
 import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "./bank-holidays.ts";
 import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "../shared/geo.ts";
@@ -131,3 +131,6 @@ export function currencyConvert(ctx: PluginContext) {
     ...(note ? { note } : {}),
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["ecb-rates"], currencyConvert);

@@ -1,6 +1,6 @@
 // The imei group: IMEI validation (format and Luhn check) and device identification from the Osmocom TAC
 // database (local dataset imei-tac). An unknown TAC is an answer (found: false), not an error.
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import { parseImei, type ParsedImei } from "./imei-number.ts";
 import type { Device, TacIndex } from "../datasets/imei-tac.ts";
 
@@ -59,3 +59,6 @@ export function coverage(ctx: PluginContext) {
     licence: "CC BY-SA 3.0",
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["imei-tac"], decode, tac, batch, coverage);

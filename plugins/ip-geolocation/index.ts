@@ -1,7 +1,7 @@
 // The ip-geolocation group, answered from the local DB-IP Lite dataset (plugins/datasets/dbip-lite.ts), with the
 // time zone derived from the coordinates (geo-tz, as time-zones for-point does).
 import { Problem, badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import type { AsnRow, CityRow, DbipIndex } from "../datasets/dbip-lite.ts";
 import { zonesAtPoint } from "../time-zones/tz.ts";
@@ -154,3 +154,6 @@ export async function owner(ctx: PluginContext) {
   };
 }
 owner.validate = (params: Record<string, unknown>) => void ownerAddress(params.ip as string);
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["dbip-lite"], lookup, bulk, myIp, datasetInfo);

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import type { ParamValues } from "../../engine/params.ts";
 import type { Entry } from "../sanctions/types.ts";
 
@@ -194,3 +194,6 @@ export function ofacSectoral(ctx: PluginContext) {
     note: `${matches.length ? "" : "No entry of the OFAC non-SDN (consolidated) lists matches. "}These lists carry restrictions narrower than blocking (debt and equity, correspondent accounts, investment bans); an entry with also_on_sdn is blocked as well. list is read from the programme tags and can be null where they do not tell. Confirm against OFAC's Sanctions List Search before acting.`,
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["sanctions"], ofacSectoral);

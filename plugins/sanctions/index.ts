@@ -1,6 +1,6 @@
 // The sanctions endpoints: screen (all lists or some), screen-uk, screen-us, entry, lists and wallet-screen, all
 // read from the local "sanctions" dataset.
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import { Problem } from "../../engine/problem.ts";
 import definition, { FILES } from "../datasets/sanctions.ts";
@@ -118,3 +118,6 @@ export function walletScreen(ctx: PluginContext) {
     warnings: warnings([us]),
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["sanctions"], screen, screenUk, screenUs, entry, lists, walletScreen);

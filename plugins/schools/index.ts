@@ -4,7 +4,7 @@ import { boxesAround, distanceKm } from "../shared/geo.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
 import { normalisePostcode } from "../datasets/gb-postcodes.ts";
 import { compactSchool, type SchoolIndex, type SchoolRecord } from "../datasets/schools.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 
 const schools = (ctx: PluginContext) => ctx.dataset<SchoolIndex>("schools").index;
 const parse = (record: string) => JSON.parse(record) as SchoolRecord;
@@ -104,3 +104,6 @@ export function search(ctx: PluginContext) {
     ...(list.length ? {} : { note: "No establishment in Get Information About Schools matches these filters." }),
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["schools"], school, near, search);

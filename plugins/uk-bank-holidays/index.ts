@@ -2,7 +2,7 @@
 // fetches so history never shrinks). Only published holidays are answered: a date outside the years the list
 // covers is a 422 naming the parameter and the covered range, never a guess from the rules.
 import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import { DAY_NAMES, addDays, day, isoDay, isWeekend } from "../calculators/calendar.ts";
 import { NATIONS, type Holiday, type HolidayCalendar, type Nation } from "../calculators/bank-holidays.ts";
 import type { HolidayIndex } from "../datasets/uk-bank-holidays.ts";
@@ -148,3 +148,6 @@ export function addWorkingDays(ctx: PluginContext) {
     coverage: coverage(cal),
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["uk-bank-holidays"], next, isHoliday, list, workingDays, addWorkingDays);

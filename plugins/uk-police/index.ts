@@ -1,6 +1,6 @@
 // uk-police: crimes near a postcode. The postcode is located by the shared resolver (the local Code-Point Open copy
-// first, then postcodes.io), then the same two data.police.uk calls as crimes-near are made; the group's transform
-// shapes the answer from { updated, crimes, origin }.
+// first, then postcodes.io), then the same data.police.uk calls as crimes-near are made (the latest month published
+// only when no month is given); the group's transform shapes the answer from { updated, crimes, origin }.
 import type { PluginContext } from "../../engine/plugin.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
 
@@ -8,8 +8,9 @@ const DAY_MS = 86_400_000;
 
 export async function crimesForPostcode(ctx: PluginContext): Promise<unknown> {
   const place = await resolvePostcode(ctx, "postcode");
-  const updated = (await ctx.fetch({ source: "police-uk", path: "/crime-last-updated", cacheMs: 3_600_000 })) as { date?: unknown };
-  const month = (ctx.params.month as string | undefined) ?? (typeof updated?.date === "string" ? updated.date.slice(0, 7) : undefined);
+  const given = ctx.params.month as string | undefined;
+  const updated = given ? null : ((await ctx.fetch({ source: "police-uk", path: "/crime-last-updated", cacheMs: 3_600_000 })) as { date?: unknown });
+  const month = given ?? (typeof updated?.date === "string" ? updated.date.slice(0, 7) : undefined);
   if (!month) return { updated, crimes: null };
   const crimes = await ctx.fetch({
     source: "police-uk",

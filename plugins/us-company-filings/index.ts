@@ -3,7 +3,7 @@
 import { Problem } from "../../engine/problem.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
 import { durationMs } from "../../engine/duration.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import type { TickerIndex } from "../us-tickers/lookup.ts";
 import { findTicker, padCik } from "../us-tickers/index.ts";
 
@@ -137,3 +137,7 @@ export async function financials(ctx: PluginContext) {
   }
   return { cik: r.cik, ticker: r.ticker, name: body.entityName ?? null, annual, quarterly };
 }
+
+// A ticker is read from the local us-tickers dataset: while it is not loaded, such a call answers 503 before any
+// payment is asked for (a CIK needs no dataset).
+needsDatasets((params) => (params.ticker !== undefined ? ["us-tickers"] : []), submissions, filings, concept, financials);

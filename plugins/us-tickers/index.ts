@@ -1,6 +1,6 @@
 // The us-tickers group, answered from the local copy of the SEC ticker files (plugins/datasets/us-tickers.ts).
 import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import { normaliseTicker, searchNames, type Company, type TickerIndex, type TickerRow } from "./lookup.ts";
 
 const EDGAR = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=";
@@ -75,3 +75,6 @@ export function dataset(ctx: PluginContext) {
     note: "The SEC regenerates its ticker files nightly. They list current exchange and OTC tickers; delisted tickers and many funds are absent, and a ticker without an exchange is listed with exchange null.",
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["us-tickers"], ticker, cik, search, dataset);

@@ -1,7 +1,7 @@
 // world-indicators/search-indicators: the World Bank API cannot search indicators by words, so its indicator list
 // is a local dataset (plugins/datasets/world-bank-indicators.ts) searched here. An indicator scores for each word
 // of the question found in its code, name or topics (and less in its definition); an exact code comes first.
-import type { PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
 import { words, type IndicatorIndex } from "../datasets/world-bank-indicators.ts";
 
 const STOP = new Set(["the", "of", "a", "an", "and", "or", "in", "for", "to", "by", "on", "per", "what", "is", "how", "much", "many", "which", "indicator", "indicators", "data", "world", "bank"]);
@@ -48,3 +48,6 @@ export function searchIndicators(ctx: PluginContext): Record<string, unknown> {
     note: out.length ? null : "No World Bank indicator matches these words" + (source ? ` in source ${source}` : "") + ".",
   };
 }
+
+// The local dataset these answer from: while it is not loaded, a call answers 503 before any payment is asked for.
+needsDatasets(["world-bank-indicators"], searchIndicators);
