@@ -18,45 +18,21 @@ import { Problem } from "../engine/problem.ts";
 import { RefreshSchedule } from "../engine/datasets/refresh.ts";
 import { ROOT, isolateNetwork, tempDir } from "./helpers.ts";
 import type { DatasetDefinition } from "../engine/datasets/types.ts";
+import wordsDataset from "./support/datasets-root/plugins/datasets/words.ts";
 
 const log = pino({ level: "silent" });
 const quiet = { phase() {}, tick() {}, log() {}, done() {} };
 
-/** A small dataset: words.csv (one word a line) and an optional lists/extra.csv in a subfolder. */
+/** Where the words dataset is declared (test/support/datasets-root/plugins/datasets/words.ts): its load runs from there. */
+const WORDS_ROOT = path.join(ROOT, "test", "support", "datasets-root");
+
+/** The words dataset, counting the builds of its index. */
 function wordsDefinition(indexBuilds: { n: number } = { n: 0 }): DatasetDefinition<Set<string>> {
-  return {
-    name: "words",
-    title: "Test words",
-    folder: "words",
-    source: "demo",
-    files: [{ name: "words.csv", path: "/export/words.csv" }, { name: "lists/extra.csv", path: "/export/extra.csv", optional: true }],
-    refresh: "1d",
-    licence: "test",
-    attribution: "test",
-    async load(input, db) {
-      db.exec("CREATE TABLE words (word TEXT NOT NULL)");
-      const insert = db.prepare("INSERT INTO words VALUES (?)");
-      let n = 0;
-      db.exec("BEGIN");
-      for (const f of input.files) {
-        for (const w of (await input.text(f)).split("\n").filter(Boolean)) {
-          if (w === "BAD") throw new Error("a bad word");
-          insert.run(w);
-          n++;
-        }
-      }
-      db.exec("COMMIT");
-      return { counts: { words: n }, dataDates: { list: "2026-01-01" } };
-    },
-    index(db) {
-      indexBuilds.n++;
-      return new Set((db.prepare("SELECT word FROM words").all() as { word: string }[]).map((r) => r.word));
-    },
-  };
+  return { ...wordsDataset, index: (db) => (indexBuilds.n++, wordsDataset.index!(db)) };
 }
 
 function makeDatasets(dataDir: string, def: DatasetDefinition<unknown>, env: NodeJS.ProcessEnv = {}): Datasets {
-  const config = loadConfig({ DATA_DIR: dataDir });
+  const config = loadConfig({ DATA_DIR: dataDir }, { rootDir: WORDS_ROOT });
   const sources = new Map([
     ["demo", { name: "demo", envVar: "UPSTREAM_DEMO", publisher: "Demo publisher", base_url: env.UPSTREAM_DEMO ?? "https://demo.example", public_base_url: "https://demo.example" }],
     ["other", { name: "other", envVar: "UPSTREAM_OTHER", publisher: "Another publisher", base_url: "https://other.example", public_base_url: "https://other.example" }],
@@ -107,7 +83,7 @@ describe("datasets", () => {
     const from = folder({ "words.csv.gz": zlib.gzipSync("alpha\nbeta\n"), "lists/extra.csv": "gamma\n" });
     const v = await datasets.sync("words", { from, progress: quiet });
     assert.deepEqual(words(datasets), ["alpha", "beta", "gamma"]);
-    assert.deepEqual(v.counts, { words: 3 });
+    assert.deepEqual(v.counts, { words: 2, extra: 1 });
     assert.deepEqual(v.data_dates, { list: "2026-01-01" });
     assert.deepEqual(v.sources.map((s) => s.file), ["words.csv", "lists/extra.csv"]);
     assert.equal(v.sources[0].url, path.join(from, "words.csv.gz"));
@@ -220,10 +196,7 @@ describe("datasets", () => {
     });
 
     it("leaves out an optional file the source refuses, saying why, but refuses a version that lost a kind the one in use had", async () => {
-      const def = wordsDefinition();
-      const base = def.load.bind(def);
-      def.load = async (input, db, progress) => ({ counts: { ...(await base(input, db, progress)).counts, ...(input.files.includes("lists/extra.csv") ? { extra: 1 } : {}) } });
-      datasets = makeDatasets(tempDir(), def);
+      datasets = makeDatasets(tempDir(), wordsDefinition());
       nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n").get("/export/extra.csv").reply(200, "omega\n");
       await datasets.sync("words", { progress: quiet });
       const said: string[] = [];
