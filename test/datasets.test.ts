@@ -206,6 +206,66 @@ describe("datasets", () => {
       assert.deepEqual(words(datasets), ["alpha", "omega"]);
     });
 
+    it("follows a redirect only on the source's own host: another local port and the metadata address are refused, unasked, and the version in use stays", async () => {
+      let otherAsked = 0;
+      const other = http.createServer((_req, res) => (otherAsked++, res.end("stolen\n")));
+      await new Promise<void>((r) => other.listen(0, "127.0.0.1", r));
+      let location = "";
+      const source = http.createServer((req, res) => {
+        if (req.url === "/export/words-moved.csv") return void res.end("moved\n");
+        if (req.url === "/export/extra.csv") return void res.writeHead(404).end();
+        res.writeHead(302, { location }).end();
+      });
+      await new Promise<void>((r) => source.listen(0, "127.0.0.1", r));
+      try {
+        datasets = makeDatasets(tempDir(), wordsDefinition(), { UPSTREAM_DEMO: `http://127.0.0.1:${(source.address() as AddressInfo).port}` });
+        const first = await datasets.sync("words", { from: folder({ "words.csv": "kept\n" }), progress: quiet });
+        const otherPort = (other.address() as AddressInfo).port;
+        for (const [to, host] of [[`http://127.0.0.1:${otherPort}/export/words.csv`, `http://127.0.0.1:${otherPort}`], ["http://169.254.169.254/latest/meta-data/", "http://169.254.169.254"]]) {
+          location = to;
+          await rejects(datasets.sync("words", { progress: quiet }),
+            new RegExp(`export/words\\.csv redirected to another host \\(${host.replace(/\./g, "\\.")}\\), which is not followed.*version ${first.version} .* stays in use`));
+        }
+        assert.equal(otherAsked, 0, "the other server was not asked");
+        assert.deepEqual(words(datasets), ["kept"]);
+        location = "/export/words-moved.csv";
+        await datasets.sync("words", { progress: quiet });
+        assert.deepEqual(words(datasets), ["moved"], "a redirect within the source's host is followed");
+      } finally {
+        other.close();
+        source.close();
+      }
+    });
+
+    it("refuses a file larger than the dataset's maxBytes, declared or streamed, and keeps the version in use", async () => {
+      datasets = makeDatasets(tempDir(), wordsDefinition());
+      await datasets.sync("words", { from: folder({ "words.csv": "kept\n" }), progress: quiet });
+      nock("https://demo.example").get("/export/words.csv").reply(200, "word\n".repeat(300));
+      await rejects(datasets.sync("words", { progress: quiet }), /words\.csv sent more than 1 kB, the most the words dataset takes \(its maxBytes\).*stays in use/);
+      // A body without a length that would never end: dropped once past the bound.
+      let stopped = false;
+      const endless = http.createServer((_req, res) => {
+        res.writeHead(200);
+        const push = () => { if (!res.destroyed && res.write("word\n".repeat(100))) setImmediate(push); else if (!res.destroyed) res.once("drain", push); };
+        res.on("close", () => (stopped = true));
+        push();
+      });
+      await new Promise<void>((r) => endless.listen(0, "127.0.0.1", r));
+      try {
+        await datasets.close();
+        datasets = makeDatasets(tempDir(), wordsDefinition(), { UPSTREAM_DEMO: `http://127.0.0.1:${(endless.address() as AddressInfo).port}` });
+        await datasets.sync("words", { from: folder({ "words.csv": "kept\n" }), progress: quiet });
+        await rejects(datasets.sync("words", { progress: quiet }), /sent more than 1 kB.*stays in use/);
+        const deadline = Date.now() + 5_000;
+        while (!stopped && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(stopped, "the connection was closed");
+        assert.deepEqual(words(datasets), ["kept"]);
+      } finally {
+        endless.closeAllConnections();
+        endless.close();
+      }
+    });
+
     it("refuses a download whose connection drops before its Content-Length, and says so", async () => {
       const server = http.createServer((_req, res) => {
         res.writeHead(200, { "content-length": "500" });
