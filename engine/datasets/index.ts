@@ -166,7 +166,7 @@ export class Datasets {
     for (;;) {
       const fresh = this.freshVersion(def);
       if (fresh) return fresh;
-      if (!cluster?.usable()) return this.sync(name, opts);
+      if (!cluster?.usable() || this.closing) return this.sync(name, opts);
       const lease = await cluster.lease(`dataset:${name}`, LEASE_MS);
       if (lease) {
         try {
