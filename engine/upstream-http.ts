@@ -1,6 +1,7 @@
 // One bounded HTTP exchange with an upstream: the body is read as a stream and dropped the moment it passes
 // the size cap (counted after decompression, so a small gzip bomb is caught too), and a redirect is followed
 // only to the source's own host, over https unless the base itself is plain http (a loopback override).
+// Dataset downloads follow redirects by the same rule (checkRedirect).
 import got from "got";
 
 export interface Exchange {
@@ -19,7 +20,7 @@ export class ExchangeError extends Error {
   }
 }
 
-const MAX_REDIRECTS = 3;
+export const MAX_REDIRECTS = 3;
 
 export interface ExchangeOptions {
   method?: "GET" | "POST";
@@ -42,9 +43,7 @@ export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchang
     const location = res.headers.location;
     if (!location || typeof location !== "string") return res;
     const next = new URL(location, current);
-    if (!sameSource(next, opts.base)) {
-      throw new ExchangeError("redirect", `redirected to another host (${next.protocol}//${next.host}), which is not followed`);
-    }
+    checkRedirect(next, opts.base);
     if (hop >= MAX_REDIRECTS) throw new ExchangeError("redirect", `redirected more than ${MAX_REDIRECTS} times`);
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
       method = "GET";
@@ -54,9 +53,16 @@ export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchang
   }
 }
 
-function sameSource(next: URL, base: URL): boolean {
-  if (next.hostname !== base.hostname || next.port !== base.port) return false;
-  return next.protocol === "https:" || next.protocol === base.protocol;
+/**
+ * The one redirect rule, for API calls and dataset downloads alike: the same host and port as the source's base
+ * URL, over https unless the base itself is plain http. A redirect can therefore never reach a private, loopback or
+ * link-local address (or a metadata service) that the source is not itself on; an ExchangeError says where it led.
+ */
+export function checkRedirect(next: URL, base: URL): void {
+  const sameHost = next.hostname === base.hostname && next.port === base.port;
+  if (!sameHost || (next.protocol !== "https:" && next.protocol !== base.protocol)) {
+    throw new ExchangeError("redirect", `redirected to another host (${next.protocol}//${next.host}), which is not followed`);
+  }
 }
 
 function readOnce(url: URL, opts: ExchangeOptions & { method: "GET" | "POST" }): Promise<Exchange> {

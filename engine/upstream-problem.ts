@@ -11,6 +11,7 @@ const CODES: Record<UpstreamError["kind"], string> = {
   rejected: "upstream_bad_response",
   unexpected: "upstream_bad_response",
   redirect: "upstream_bad_response",
+  off_source: "upstream_bad_response",
   too_large: "upstream_too_large",
 };
 

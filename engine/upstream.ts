@@ -1,6 +1,7 @@
 // The one HTTP client for every upstream: named sources, one time budget per call (retries included), bounded
 // retries on idempotent failures that honour Retry-After, a per-source rate limit, a size cap on every body,
-// redirects only within the source's host, an LRU response cache and single-flight. A response that served a call
+// redirects only within the source's host, no request built off the source's server (requestUrl), an LRU response
+// cache and single-flight. A response that served a call
 // which then failed is taken back out of the cache (discard()), so a wrong answer is never served again.
 import { LRUCache } from "lru-cache";
 import { authFor, credentialState, envQuery, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
@@ -8,6 +9,7 @@ import { OAuth2Tokens } from "./oauth2.ts";
 import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-body.ts";
 import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
 import { Problem } from "./problem.ts";
+import { checkUrl, SafeFetchError } from "./url-gate.ts";
 import type { Logger } from "./log.ts";
 import { SourceLimits, type RateLimit } from "./cluster/rate-limit.ts";
 import { SharedResponses } from "./cluster/shared-responses.ts";
@@ -53,7 +55,7 @@ export interface Fetched extends Provenance {
   body: unknown;
 }
 
-export type UpstreamFailure = "timeout" | "network" | "status" | "parse" | "rejected" | "unexpected" | "too_large" | "redirect";
+export type UpstreamFailure = "timeout" | "network" | "status" | "parse" | "rejected" | "unexpected" | "too_large" | "redirect" | "off_source";
 
 export class UpstreamError extends Error {
   readonly kind: UpstreamFailure;
@@ -150,10 +152,7 @@ export class UpstreamClient {
 
   /** The URL as it may be shown: the source's public base (never an UPSTREAM_ override), the path and the query, without credentials. */
   publicUrl(req: UpstreamRequest): string {
-    const base = req.baseUrl?.replace(/\/$/, "") ?? publicBaseUrl(this.source(req.source), this.opts.env ?? process.env);
-    const url = new URL(base + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
-    return url.toString();
+    return requestUrl(req, publicBaseUrl(this.source(req.source), this.opts.env ?? process.env)).toString();
   }
 
   /** Forgets cached responses, OAuth2 tokens and this process's rate-limit schedule (an upstream's pause included). */
@@ -242,10 +241,8 @@ export class UpstreamClient {
     }
     const publicUrl = this.publicUrl(req);
     const base = new URL(req.baseUrl ?? effectiveBaseUrl(source, env));
-    if (req.baseUrl && base.protocol !== "https:") throw new Problem({ status: 502, code: "upstream_bad_response", detail: `The ${source.name} source named a server that is not https (${base.host}); it is not called.` });
     const auth = credential === "set" ? authFor(source, env) : { headers: {}, query: {} };
-    const url = new URL(base.href.replace(/\/$/, "") + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
+    const url = requestUrl(req, base.href);
     for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
     for (const [k, v] of Object.entries(envQuery(source, env))) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
@@ -356,6 +353,35 @@ export class UpstreamClient {
     for (const key of [...shown.searchParams.keys()]) if (!pub.searchParams.has(key)) shown.searchParams.delete(key);
     return redactSecrets(shown.toString(), [source], this.opts.env ?? process.env);
   }
+}
+
+/**
+ * The URL a request goes to: its path under the base URL (the source's, or the request's own baseUrl), then its
+ * query. Every request is checked here, whoever built it (a YAML step, a plugin's ctx.fetch), because a path may
+ * come from an upstream's answer: "@host:port/x" after "https://api.weather.gov" makes the base a user name and
+ * calls that host. The path must start with one "/", and the URL keep the base's scheme, host and port, with no
+ * user name; a per-request base (RDAP servers named by the IANA files) must be a public https server (url-gate).
+ */
+function requestUrl(req: UpstreamRequest, sourceBase: string): URL {
+  const base = new URL(req.baseUrl ?? sourceBase);
+  const notCalled = (why: string) => new UpstreamError("off_source", req.source, `${base.origin}${req.path}`, `${why}; it was not called`);
+  if (req.baseUrl) {
+    if (base.protocol !== "https:") throw notCalled(`named a server that is not https (${base.origin})`);
+    try {
+      checkUrl(base);
+    } catch (e) {
+      if (e instanceof SafeFetchError) throw notCalled(`named a server that may not be called (${base.origin} ${e.message})`);
+      throw e;
+    }
+  }
+  const url = new URL(base.href.replace(/\/$/, "") + req.path);
+  // "//host/x" stays on the base's host here, but reads as another host to anything that takes it for a URL.
+  const isPath = req.path.startsWith("/") && !req.path.startsWith("//");
+  if (!isPath || url.origin !== base.origin || url.username !== base.username || url.password !== base.password) {
+    throw notCalled(`was to be asked for "${req.path.slice(0, 120)}", which is not a path on its own server ${base.origin} (a path starts with one "/" and names no other host, port or user)`);
+  }
+  for (const [k, v] of Object.entries(req.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one);
+  return url;
 }
 
 /** A POST body as sent: JSON, or form fields (an object's members; null and undefined left out). */

@@ -18,45 +18,21 @@ import { Problem } from "../engine/problem.ts";
 import { RefreshSchedule } from "../engine/datasets/refresh.ts";
 import { ROOT, isolateNetwork, tempDir } from "./helpers.ts";
 import type { DatasetDefinition } from "../engine/datasets/types.ts";
+import wordsDataset from "./support/datasets-root/plugins/datasets/words.ts";
 
 const log = pino({ level: "silent" });
 const quiet = { phase() {}, tick() {}, log() {}, done() {} };
 
-/** A small dataset: words.csv (one word a line) and an optional lists/extra.csv in a subfolder. */
+/** Where the words dataset is declared (test/support/datasets-root/plugins/datasets/words.ts): its load runs from there. */
+const WORDS_ROOT = path.join(ROOT, "test", "support", "datasets-root");
+
+/** The words dataset, counting the builds of its index. */
 function wordsDefinition(indexBuilds: { n: number } = { n: 0 }): DatasetDefinition<Set<string>> {
-  return {
-    name: "words",
-    title: "Test words",
-    folder: "words",
-    source: "demo",
-    files: [{ name: "words.csv", path: "/export/words.csv" }, { name: "lists/extra.csv", path: "/export/extra.csv", optional: true }],
-    refresh: "1d",
-    licence: "test",
-    attribution: "test",
-    async load(input, db) {
-      db.exec("CREATE TABLE words (word TEXT NOT NULL)");
-      const insert = db.prepare("INSERT INTO words VALUES (?)");
-      let n = 0;
-      db.exec("BEGIN");
-      for (const f of input.files) {
-        for (const w of (await input.text(f)).split("\n").filter(Boolean)) {
-          if (w === "BAD") throw new Error("a bad word");
-          insert.run(w);
-          n++;
-        }
-      }
-      db.exec("COMMIT");
-      return { counts: { words: n }, dataDates: { list: "2026-01-01" } };
-    },
-    index(db) {
-      indexBuilds.n++;
-      return new Set((db.prepare("SELECT word FROM words").all() as { word: string }[]).map((r) => r.word));
-    },
-  };
+  return { ...wordsDataset, index: (db) => (indexBuilds.n++, wordsDataset.index!(db)) };
 }
 
 function makeDatasets(dataDir: string, def: DatasetDefinition<unknown>, env: NodeJS.ProcessEnv = {}): Datasets {
-  const config = loadConfig({ DATA_DIR: dataDir });
+  const config = loadConfig({ DATA_DIR: dataDir }, { rootDir: WORDS_ROOT });
   const sources = new Map([
     ["demo", { name: "demo", envVar: "UPSTREAM_DEMO", publisher: "Demo publisher", base_url: env.UPSTREAM_DEMO ?? "https://demo.example", public_base_url: "https://demo.example" }],
     ["other", { name: "other", envVar: "UPSTREAM_OTHER", publisher: "Another publisher", base_url: "https://other.example", public_base_url: "https://other.example" }],
@@ -107,7 +83,7 @@ describe("datasets", () => {
     const from = folder({ "words.csv.gz": zlib.gzipSync("alpha\nbeta\n"), "lists/extra.csv": "gamma\n" });
     const v = await datasets.sync("words", { from, progress: quiet });
     assert.deepEqual(words(datasets), ["alpha", "beta", "gamma"]);
-    assert.deepEqual(v.counts, { words: 3 });
+    assert.deepEqual(v.counts, { words: 2, extra: 1 });
     assert.deepEqual(v.data_dates, { list: "2026-01-01" });
     assert.deepEqual(v.sources.map((s) => s.file), ["words.csv", "lists/extra.csv"]);
     assert.equal(v.sources[0].url, path.join(from, "words.csv.gz"));
@@ -220,10 +196,7 @@ describe("datasets", () => {
     });
 
     it("leaves out an optional file the source refuses, saying why, but refuses a version that lost a kind the one in use had", async () => {
-      const def = wordsDefinition();
-      const base = def.load.bind(def);
-      def.load = async (input, db, progress) => ({ counts: { ...(await base(input, db, progress)).counts, ...(input.files.includes("lists/extra.csv") ? { extra: 1 } : {}) } });
-      datasets = makeDatasets(tempDir(), def);
+      datasets = makeDatasets(tempDir(), wordsDefinition());
       nock("https://demo.example").get("/export/words.csv").reply(200, "alpha\n").get("/export/extra.csv").reply(200, "omega\n");
       await datasets.sync("words", { progress: quiet });
       const said: string[] = [];
@@ -231,6 +204,66 @@ describe("datasets", () => {
       await rejects(datasets.sync("words", { progress: { ...quiet, log: (m: string) => said.push(m) } }), /extra: 0 rows against 1/);
       assert.match(said.join("\n"), /lists\/extra\.csv left out: https:\/\/demo\.example\/export\/extra\.csv answered HTTP 403/);
       assert.deepEqual(words(datasets), ["alpha", "omega"]);
+    });
+
+    it("follows a redirect only on the source's own host: another local port and the metadata address are refused, unasked, and the version in use stays", async () => {
+      let otherAsked = 0;
+      const other = http.createServer((_req, res) => (otherAsked++, res.end("stolen\n")));
+      await new Promise<void>((r) => other.listen(0, "127.0.0.1", r));
+      let location = "";
+      const source = http.createServer((req, res) => {
+        if (req.url === "/export/words-moved.csv") return void res.end("moved\n");
+        if (req.url === "/export/extra.csv") return void res.writeHead(404).end();
+        res.writeHead(302, { location }).end();
+      });
+      await new Promise<void>((r) => source.listen(0, "127.0.0.1", r));
+      try {
+        datasets = makeDatasets(tempDir(), wordsDefinition(), { UPSTREAM_DEMO: `http://127.0.0.1:${(source.address() as AddressInfo).port}` });
+        const first = await datasets.sync("words", { from: folder({ "words.csv": "kept\n" }), progress: quiet });
+        const otherPort = (other.address() as AddressInfo).port;
+        for (const [to, host] of [[`http://127.0.0.1:${otherPort}/export/words.csv`, `http://127.0.0.1:${otherPort}`], ["http://169.254.169.254/latest/meta-data/", "http://169.254.169.254"]]) {
+          location = to;
+          await rejects(datasets.sync("words", { progress: quiet }),
+            new RegExp(`export/words\\.csv redirected to another host \\(${host.replace(/\./g, "\\.")}\\), which is not followed.*version ${first.version} .* stays in use`));
+        }
+        assert.equal(otherAsked, 0, "the other server was not asked");
+        assert.deepEqual(words(datasets), ["kept"]);
+        location = "/export/words-moved.csv";
+        await datasets.sync("words", { progress: quiet });
+        assert.deepEqual(words(datasets), ["moved"], "a redirect within the source's host is followed");
+      } finally {
+        other.close();
+        source.close();
+      }
+    });
+
+    it("refuses a file larger than the dataset's maxBytes, declared or streamed, and keeps the version in use", async () => {
+      datasets = makeDatasets(tempDir(), wordsDefinition());
+      await datasets.sync("words", { from: folder({ "words.csv": "kept\n" }), progress: quiet });
+      nock("https://demo.example").get("/export/words.csv").reply(200, "word\n".repeat(300));
+      await rejects(datasets.sync("words", { progress: quiet }), /words\.csv sent more than 1 kB, the most the words dataset takes \(its maxBytes\).*stays in use/);
+      // A body without a length that would never end: dropped once past the bound.
+      let stopped = false;
+      const endless = http.createServer((_req, res) => {
+        res.writeHead(200);
+        const push = () => { if (!res.destroyed && res.write("word\n".repeat(100))) setImmediate(push); else if (!res.destroyed) res.once("drain", push); };
+        res.on("close", () => (stopped = true));
+        push();
+      });
+      await new Promise<void>((r) => endless.listen(0, "127.0.0.1", r));
+      try {
+        await datasets.close();
+        datasets = makeDatasets(tempDir(), wordsDefinition(), { UPSTREAM_DEMO: `http://127.0.0.1:${(endless.address() as AddressInfo).port}` });
+        await datasets.sync("words", { from: folder({ "words.csv": "kept\n" }), progress: quiet });
+        await rejects(datasets.sync("words", { progress: quiet }), /sent more than 1 kB.*stays in use/);
+        const deadline = Date.now() + 5_000;
+        while (!stopped && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(stopped, "the connection was closed");
+        assert.deepEqual(words(datasets), ["kept"]);
+      } finally {
+        endless.closeAllConnections();
+        endless.close();
+      }
     });
 
     it("refuses a download whose connection drops before its Content-Length, and says so", async () => {

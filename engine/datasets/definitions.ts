@@ -7,8 +7,13 @@ import { durationMs } from "../duration.ts";
 import type { Source } from "../sources.ts";
 import type { DatasetDefinition } from "./types.ts";
 
+/** The file that declares a dataset: a load's worker thread imports the definition from there. */
+export function definitionFile(rootDir: string, name: string): string {
+  return path.join(rootDir, "plugins", "datasets", `${name}.ts`);
+}
+
 export async function loadDefinitions(rootDir: string, sources: Map<string, Source>): Promise<Map<string, DatasetDefinition>> {
-  const dir = path.join(rootDir, "plugins", "datasets");
+  const dir = path.dirname(definitionFile(rootDir, "-"));
   const out = new Map<string, DatasetDefinition>();
   if (!fs.existsSync(dir)) return out;
   const problems: string[] = [];
@@ -28,6 +33,7 @@ function checkDefinition(def: DatasetDefinition | undefined, fileName: string, s
   if (def.name !== fileName) return `name "${def.name}" must match the file name "${fileName}"`;
   if (typeof def.load !== "function") return "has no load() function";
   if (!Array.isArray(def.files) || !def.files.length) return "declares no files";
+  if (def.maxBytes !== undefined && !(Number.isSafeInteger(def.maxBytes) && def.maxBytes > 0)) return `maxBytes ${def.maxBytes} must be a positive whole number of bytes`;
   for (const name of [def.source, ...def.files.map((f) => f.source)]) {
     if (name !== undefined && !sources.has(name)) return `source "${name}" is not declared in sources.yaml`;
   }

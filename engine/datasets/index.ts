@@ -6,7 +6,9 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Problem } from "../problem.ts";
 import { DatasetStore, type Failure } from "./store.ts";
-import { DatasetLoadError, download, findLocal, inputOf, type FoundFile } from "./input.ts";
+import { DatasetLoadError, findLocal, type FoundFile } from "./input.ts";
+import { download } from "./download.ts";
+import { loadOffThread } from "./load-off-thread.ts";
 import { createProgress, type SyncProgress } from "./progress.ts";
 import { loadDefinitions } from "./definitions.ts";
 import { RefreshSchedule } from "./refresh.ts";
@@ -81,7 +83,7 @@ export class Datasets {
   private readonly queued = new Set<string>();
   private background?: Promise<void>;
   private closing = false;
-  /** Cancels the downloads in flight when the server stops. */
+  /** Cancels the downloads and loads in flight when the server stops. */
   private readonly aborts = new AbortController();
   private versionCheck?: NodeJS.Timeout;
   private refresh?: RefreshSchedule;
@@ -144,6 +146,7 @@ export class Datasets {
 
   /** Loads a new version (downloaded, or from a folder) and makes it current; on any failure the previous stays. */
   sync(name: string, opts: SyncOptions = {}): Promise<DatasetVersion> {
+    if (this.closing) return Promise.reject(new DatasetLoadError(`${name}: not loaded, the server is stopping`));
     const running = this.syncing.get(name);
     if (running) return running;
     const p = this.syncOnce(this.definition(name), opts).finally(() => this.syncing.delete(name));
@@ -254,6 +257,7 @@ export class Datasets {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.versionCheck);
+    // Ends the downloads and the loads' threads now: a stop does not wait for a parse.
     this.aborts.abort();
     this.refresh?.stop();
     await Promise.allSettled(this.syncing.values());
@@ -297,21 +301,13 @@ export class Datasets {
     const loading = `${target}.loading`;
     const staging = path.join(dir, `download-${version}`);
     const progress = opts.progress ?? createProgress(def.name, log);
-    let db: DatabaseSync | undefined;
     try {
       const found = opts.from ? findLocal(def, path.resolve(opts.from)) : await this.download(def, staging, progress);
-      db = new DatabaseSync(loading);
-      // A version being loaded is thrown away on any failure, so it needs neither a journal nor fsync.
-      db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;");
-      const result = await def.load(inputOf(found), db, progress);
-      if (db.isTransaction) throw new Error("load() left a transaction open (missing COMMIT)");
+      const job = { rootDir: this.deps.config.rootDir, name: def.name, found: [...found.entries()], file: loading };
+      const result = await loadOffThread(job, progress, this.aborts.signal);
       const rows = Object.values(result.counts).reduce((a, b) => a + b, 0);
       if (!rows) throw new DatasetLoadError("the files hold no rows");
       if (!opts.force) checkNotShrunk(result.counts, this.store.current(def.name));
-      db.exec("PRAGMA optimize");
-      db.close();
-      db = undefined;
-      flushToDisk(loading);
       fs.renameSync(loading, target);
       const v: DatasetVersion = {
         name: def.name,
@@ -325,15 +321,19 @@ export class Datasets {
       this.store.switchTo(v);
       progress.done();
       log.info({ dataset: def.name, version, counts: v.counts, ms: v.load_ms }, "dataset loaded");
-      if (this.refresh) {
+      if (this.refresh && !this.closing) {
         this.refresh.schedule(def, v);
         this.warm(def.name);
       }
       return v;
     } catch (e) {
       progress.done();
-      db?.close();
       fs.rmSync(loading, { force: true });
+      if (this.aborts.signal.aborted) {
+        // Not a failure of the source: the version in use (if any) stays, and the next start loads it again.
+        log.info({ dataset: def.name }, "dataset load stopped: the server is stopping");
+        throw new DatasetLoadError(`${def.name}: the load was stopped, the server is stopping`, { cause: e });
+      }
       const why = (e as Error).message;
       this.store.recordFailure(def.name, why);
       const kept = this.store.current(def.name);
@@ -362,16 +362,6 @@ export class Datasets {
       progress.tick(received - last);
       last = received;
     }, skipped, this.aborts.signal);
-  }
-}
-
-/** The load ran without fsync; the file must be on disk before the pointer names it. */
-function flushToDisk(file: string): void {
-  const fd = fs.openSync(file, "r+");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

@@ -1,13 +1,9 @@
-// The files of one sync, found in a --from folder or downloaded from the source, and read for the dataset's
+// The files of one sync, found in a --from folder (or downloaded: download.ts), and read for the dataset's
 // load(): gzip is undone by content (so `airports.csv.gz` reads like `airports.csv`), and a file that is empty or
 // whose gzip stream stops early is refused with its name.
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { pipeline } from "node:stream/promises";
-import got, { HTTPError } from "got";
-import { USER_AGENT } from "../upstream.ts";
-import { authFor, type Source } from "../sources.ts";
 import { zipEntries, type ZipEntry } from "./zip.ts";
 import type { DatasetDefinition, DatasetInput } from "./types.ts";
 
@@ -37,54 +33,6 @@ export function findLocal(def: DatasetDefinition, from: string): Map<string, Fou
     else if (!f.optional) missing.push(f.name);
   }
   if (missing.length) throw new DatasetLoadError(`${from} lacks ${missing.join(", ")} (also looked for ${missing.map((m) => `${m}.gz`).join(", ")})`);
-  return found;
-}
-
-/**
- * Downloads the definition's files, each from its source's base URL (UPSTREAM_<NAME> redirects it), into `dir`.
- * An optional file that cannot be had is left out (`onSkip` says why); a required one fails the download.
- */
-export async function download(def: DatasetDefinition, sourceOf: (name: string) => Source, dir: string, env: NodeJS.ProcessEnv,
-  onBytes: (file: string, received: number, total?: number) => void, onSkip: (file: string, why: string) => void = () => {},
-  signal?: AbortSignal): Promise<Map<string, FoundFile>> {
-  const found = new Map<string, FoundFile>();
-  for (const f of def.files) {
-    const source = sourceOf(f.source ?? def.source);
-    const auth = authFor(source, env);
-    const url = new URL(source.base_url + f.path);
-    for (const [k, v] of Object.entries(auth.query)) url.searchParams.set(k, v);
-    const publicUrl = source.base_url + f.path;
-    const target = path.join(dir, f.name);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    const stream = got.stream(url, {
-      headers: { "user-agent": USER_AGENT, accept: "*/*", ...source.headers, ...auth.headers },
-      timeout: { connect: 15_000, response: 60_000, socket: 60_000 },
-      retry: { limit: 0 },
-      signal,
-    });
-    let date: string | undefined;
-    let expected: number | undefined;
-    stream.on("response", (res: { headers: Record<string, string | undefined> }) => {
-      const modified = res.headers["last-modified"];
-      date = modified ? new Date(modified).toISOString() : undefined;
-      // got undoes content-encoding, so the length only says something about an unencoded body.
-      if (!res.headers["content-encoding"] && res.headers["content-length"]) expected = Number(res.headers["content-length"]);
-    });
-    stream.on("downloadProgress", (p: { transferred: number; total?: number }) => onBytes(f.name, p.transferred, p.total));
-    try {
-      await pipeline(stream, fs.createWriteStream(target));
-    } catch (e) {
-      const why = e instanceof HTTPError ? `${publicUrl} answered HTTP ${e.response.statusCode}`
-        : `${publicUrl} could not be downloaded (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
-      if (!f.optional || signal?.aborted) throw new DatasetLoadError(signal?.aborted ? `${publicUrl}: the download was stopped` : why);
-      fs.rmSync(target, { force: true });
-      if (!(e instanceof HTTPError && e.response.statusCode === 404)) onSkip(f.name, why);
-      continue;
-    }
-    const size = fs.statSync(target).size;
-    if (expected !== undefined && size !== expected) throw new DatasetLoadError(`${publicUrl} was cut short: ${size} of ${expected} bytes`);
-    found.set(f.name, { path: target, url: publicUrl, ...(date ? { date, dateFrom: "last-modified" as const } : {}) });
-  }
   return found;
 }
 

@@ -65,11 +65,17 @@ export interface DatasetDefinition<Index = unknown> {
   files: DatasetFile[];
   /** How often the running server refreshes it, e.g. "1d", "7d". */
   refresh: string;
+  /**
+   * The largest file a download of it may bring, in bytes (each file, as received; default 64 MB): a larger one
+   * fails the sync and the version in use stays. Set it above the real files' size, with room to grow.
+   */
+  maxBytes?: number;
   licence: string;
   attribution: string;
   /**
    * Parses the files and fills `db`, a fresh empty SQLite database for this version (create the tables and
-   * indexes you need). Throw to reject the version: the previous one stays in use. A load that finds
+   * indexes you need). It runs on a worker thread, which imports the definition from its file
+   * (plugins/datasets/<name>.ts): it shares no state with the server's thread. Throw to reject the version: the previous one stays in use. A load that finds
    * implausibly little data (a truncated download) must throw. For speed, insert with prepared statements inside
    * one transaction (db.exec("BEGIN") ... db.exec("COMMIT")); the mechanism does not open one for you.
    */

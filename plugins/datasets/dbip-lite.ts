@@ -102,6 +102,8 @@ const dbipLite: DatasetDefinition<DbipIndex> = {
     ];
   },
   refresh: "7d",
+  // The City Lite file is well over 100 MB gzipped.
+  maxBytes: 512 * 1024 * 1024,
   licence: "CC BY 4.0 (DB-IP.com)",
   attribution: "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0",
 

@@ -177,6 +177,8 @@ const definition: DatasetDefinition<SchoolIndex> = {
   // The download's name carries the day: a getter, so each daily refresh asks for that day's extract.
   files: [{ name: FILE, get path() { return todaysFile(); } }],
   refresh: "1d",
+  // edubasealldata is about 60 MB of CSV and grows.
+  maxBytes: 256 * 1024 * 1024,
   licence: "Open Government Licence v3.0",
   attribution: "Contains public sector information licensed under the Open Government Licence v3.0 (Department for Education, Get Information About Schools)",
 

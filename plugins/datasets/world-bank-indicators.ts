@@ -36,6 +36,8 @@ const definition: DatasetDefinition<IndicatorIndex> = {
   source: "world-bank",
   files: [{ name: FILE, path: "/indicator?format=json&per_page=30000" }],
   refresh: "7d",
+  // Every indicator with its definition, in one answer: tens of MB.
+  maxBytes: 128 * 1024 * 1024,
   licence: "Creative Commons Attribution 4.0 (World Bank open data terms)",
   attribution: "Source: The World Bank, Indicators API (indicator metadata)",
 
