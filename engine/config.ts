@@ -19,6 +19,8 @@ export interface Config {
   /** The largest upstream body taken (a source may set its own max_bytes). */
   upstreamMaxBytes: number;
   cacheMaxEntries: number;
+  /** On stop, how long the calls in flight may take to finish before their connections are cut. */
+  shutdownGraceMs: number;
   endpointsDir: string;
   rootDir: string;
 }
@@ -41,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     upstreamBudgetMs: Number(env.UPSTREAM_BUDGET_MS ?? 15_000),
     upstreamMaxBytes: Number(env.UPSTREAM_MAX_BYTES ?? 10 * 1024 * 1024),
     cacheMaxEntries: Number(env.CACHE_MAX_ENTRIES ?? 5_000),
+    shutdownGraceMs: Number(env.SHUTDOWN_GRACE_MS ?? 10_000),
     endpointsDir: path.join(ROOT, "endpoints"),
     rootDir: ROOT,
     ...overrides,

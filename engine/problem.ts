@@ -22,6 +22,7 @@ export const PROBLEM_TITLES: Record<string, string> = {
   dataset_not_loaded: "The local dataset has not been loaded yet",
   upstream_credentials_missing: "The server lacks a credential this upstream needs",
   internal_error: "Internal error",
+  service_stopping: "The service is stopping",
   payments_unavailable: "Payments cannot be taken right now",
   settlement_unknown: "Whether the payment settled is not known yet",
   allowance_exhausted: "The free allowance is used up for today",

@@ -38,14 +38,39 @@ export async function startServer(opts: EngineOptions & { port?: number; host?: 
     const body = JSON.stringify(problem.body());
     socket.end(`HTTP/1.1 ${problem.status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
+  const inFlight = countRequests(server);
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.address === "0.0.0.0" || addr.address === "::" ? "127.0.0.1" : addr.address}:${addr.port}`;
   return {
     engine, server, url,
+    // A graceful stop: no new connections; the calls in flight get the grace period to finish (and be charged or
+    // given back) while the store is still open; then every connection is cut and the engine closes.
     close: async () => {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      await inFlight.drained(engine.config.shutdownGraceMs);
       server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await closed;
       await engine.close();
     },
+  };
+}
+
+/** Counts the requests being answered, and waits (at most graceMs) for none to be left. */
+function countRequests(server: Server): { drained(graceMs: number): Promise<void> } {
+  let active = 0;
+  let onIdle: (() => void) | undefined;
+  server.on("request", (_req, res) => {
+    active++;
+    res.once("close", () => {
+      if (--active === 0) onIdle?.();
+    });
+  });
+  return {
+    drained: (graceMs) => new Promise<void>((resolve) => {
+      if (active === 0) return resolve();
+      const timer = setTimeout(resolve, graceMs);
+      onIdle = () => (clearTimeout(timer), resolve());
+    }),
   };
 }

@@ -38,7 +38,7 @@ export const freeAccess: Access = {
 export async function startTestServer(opts: EngineOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
   isolateNetwork();
   const env = { ...process.env, LOG_LEVEL: "silent", DATA_DIR: tempDir(), DATASET_REFRESH: "off", ...opts.env };
-  return startServer({ ...opts, env, port: 0, host: "127.0.0.1", config: { upstreamRetries: 1, upstreamTimeoutMs: 2_000, ...opts.config } });
+  return startServer({ ...opts, env, port: 0, host: "127.0.0.1", config: { upstreamRetries: 1, upstreamTimeoutMs: 2_000, shutdownGraceMs: 500, ...opts.config } });
 }
 
 /**

@@ -1,4 +1,6 @@
 // The two SQL drivers behind the store: one small interface, `?` placeholders in every statement.
+import { Problem } from "../problem.ts";
+
 export type Row = Record<string, unknown>;
 
 export interface Db {
@@ -14,4 +16,36 @@ export interface Db {
    */
   dedicated?(): Pick<Db, "all">;
   close(): Promise<void>;
+}
+
+/**
+ * The store was closed while a call was still running (the server stopped after its grace period): the call
+ * cannot be charged or recorded, so it fails as the service stopping (503), not as an internal error.
+ */
+export class StoreClosed extends Problem {
+  constructor() {
+    super({ status: 503, code: "service_stopping", detail: "The service is stopping; the call was not charged. Try again in a moment." });
+  }
+}
+
+/** A Db that refuses every statement once it is closed, instead of each driver's own "not open" error. */
+export function closable(db: Db): Db {
+  let closed = false;
+  const open = () => {
+    if (closed) throw new StoreClosed();
+  };
+  return {
+    dialect: db.dialect,
+    all: async (sql, params) => (open(), db.all(sql, params)),
+    run: async (sql, params) => (open(), db.run(sql, params)),
+    tx: async (fn) => (open(), db.tx(fn)),
+    ...(db.dedicated ? { dedicated: () => {
+      const inner = db.dedicated!();
+      return { all: async (sql, params) => (open(), inner.all(sql, params)) } as Pick<Db, "all">;
+    } } : {}),
+    close: async () => {
+      closed = true;
+      await db.close();
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { openSqlite } from "./sqlite.ts";
 import { openPostgres } from "./postgres.ts";
 import { migrate } from "./migrations.ts";
 import { SqlStore } from "./sql-store.ts";
+import { closable } from "./db.ts";
 import type { Store } from "./types.ts";
 
 export type { Store } from "./types.ts";
@@ -19,7 +20,7 @@ export interface StoreOptions {
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store & { dialect: "sqlite" | "postgres" }> {
-  const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema) : openSqlite(path.join(opts.dataDir, "access.sqlite"));
+  const db = closable(opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema) : openSqlite(path.join(opts.dataDir, "access.sqlite")));
   await migrate(db);
   const store = new SqlStore(db, { leaseMs: opts.leaseMs ?? 60_000 });
   await store.start();
