@@ -2,10 +2,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry, type Example, type Registry } from "../engine/registry.ts";
-import { clock } from "../engine/clock.ts";
-import { parseIsoDay } from "../engine/dates.ts";
-import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, standInCredentials, useTestServer } from "./helpers.ts";
+import { loadRegistry, type Registry } from "../engine/registry.ts";
+import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 import type { Access } from "../engine/access/types.ts";
 import { Problem } from "../engine/problem.ts";
@@ -24,21 +22,6 @@ try {
 } catch (e) {
   loadError = e;
 }
-
-// An example that states `today` or `now` runs with the engine's clock on that day or at that instant (queries and
-// answers computed from the current time). Each describe below puts the real clock back after every test.
-const real = { ...clock };
-function setClock(example: Example): void {
-  if (example.now !== undefined) {
-    const now = new Date(example.now);
-    if (Number.isNaN(now.getTime())) assert.fail(`now: ${example.now} is not an instant`);
-    clock.now = () => now;
-  }
-  if (example.today === undefined) return;
-  const today = parseIsoDay(example.today) ?? assert.fail(`today: ${example.today} is not a calendar date`);
-  clock.today = () => today;
-}
-const resetClock = () => Object.assign(clock, real);
 
 describe("every endpoint file", () => {
   afterEach(resetClock);

@@ -2,13 +2,19 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
 import nock from "nock";
+import { pino } from "pino";
+import assert from "node:assert/strict";
 import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
 import type { Example, Registry } from "../engine/registry.ts";
 import { credentialVars, type Source } from "../engine/sources.ts";
 import type { Access } from "../engine/access/types.ts";
+import type { Logger } from "../engine/log.ts";
+import { clock } from "../engine/clock.ts";
+import { parseIsoDay } from "../engine/dates.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const FIXTURES = path.join(ROOT, "test", "fixtures");
@@ -124,4 +130,26 @@ export async function getJson(url: string, headers: Record<string, string> = {})
     /* not JSON: keep the text */
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+// An example that states `today` or `now` runs with the engine's clock on that day or at that instant (queries and
+// answers computed from the current time). A describe that sets it puts the real clock back after every test.
+const realClock = { ...clock };
+export function setClock(example: Example): void {
+  if (example.now !== undefined) {
+    const now = new Date(example.now);
+    if (Number.isNaN(now.getTime())) assert.fail(`now: ${example.now} is not an instant`);
+    clock.now = () => now;
+  }
+  if (example.today === undefined) return;
+  const today = parseIsoDay(example.today) ?? assert.fail(`today: ${example.today} is not a calendar date`);
+  clock.today = () => today;
+}
+export const resetClock = () => Object.assign(clock, realClock);
+
+/** A logger that keeps its lines (JSON, debug and up), for tests of what the maintainer is told. */
+export function memoryLog(): { log: Logger; text: () => string } {
+  const lines: string[] = [];
+  const stream = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  return { log: pino({ level: "debug" }, stream) as Logger, text: () => lines.join("") };
 }
