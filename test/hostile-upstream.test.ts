@@ -24,6 +24,7 @@ import { JUNK, hostileExample, hostileUpstreams, judgeFor, ownType, servedAs, ty
 
 const KNOWN_FILE = path.join(ROOT, "test", "hostile-upstream.known-failures.json");
 interface Known {
+  about?: string;
   /** endpoint -> junk body -> what is wrong */
   junk: Record<string, Record<string, string>>;
   /** endpoints with an upstream request that states no `expect` */
