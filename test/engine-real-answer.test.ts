@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { getJson, memoryLog, startTestServer, tempDir } from "./helpers.ts";
+import { getJson, memoryLog, tempDir, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/server.ts";
 import type { Access } from "../engine/access/types.ts";
 import type { PluginFn, PluginRequest } from "../engine/plugin.ts";
@@ -55,18 +55,8 @@ const MAINTENANCE = "<!DOCTYPE html>\n<html><head><title>Down</title></head><bod
 describe("engine: only a real upstream answer becomes a charged answer", () => {
   let server: Running;
   const logs = memoryLog();
-  before(async () => {
-    server = await startTestServer({ access: countingAccess, log: logs.log, config: { endpointsDir: demoEndpoints(), upstreamRetries: 0 } });
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    server.engine.clearCaches();
-    charged.length = 0;
-  });
-  after(async () => {
-    nock.cleanAll();
-    await server?.close();
-  });
+  useTestServer({ access: countingAccess, log: logs.log, config: { endpointsDir: demoEndpoints(), upstreamRetries: 0 } }, (s) => (server = s));
+  afterEach(() => (charged.length = 0));
 
   /** Adds a plugin endpoint demo/<operation> to the running server (a copy of demo/plain with the plugin instead of steps). */
   function pluginEndpoint(operation: string, fn: PluginFn, transform?: string): string {
@@ -184,18 +174,8 @@ describe("engine: only a real upstream answer becomes a charged answer", () => {
 
 describe("engine: real endpoints whose plugin read a bad upstream body answer 502, not 500", () => {
   let server: Running;
-  before(async () => {
-    server = await startTestServer({ access: countingAccess, config: { upstreamRetries: 0 } });
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    server.engine.clearCaches();
-    charged.length = 0;
-  });
-  after(async () => {
-    nock.cleanAll();
-    await server?.close();
-  });
+  useTestServer({ access: countingAccess, config: { upstreamRetries: 0 } }, (s) => (server = s));
+  afterEach(() => (charged.length = 0));
   const call = (url: string) => chargedOnlyFor200(url);
 
     it("doi/work given {}", async () => {
