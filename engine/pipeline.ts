@@ -13,7 +13,7 @@ import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
 import type { Engine } from "./engine.ts";
 import type { Endpoint } from "./registry.ts";
-import type { PluginContext } from "./plugin.ts";
+import { upstreamRequest, type PluginContext } from "./plugin.ts";
 import type { CallRequest } from "./access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
 
@@ -91,16 +91,18 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   cache: { key: string; ttl: number } | undefined): Promise<Answer> {
   const fetched: Fetched[] = [];
   const recorded: Provenance[] = [];
+  // The answers a plugin fetched itself (a caller's page through the safe fetcher), also in `recorded`.
+  const pages: Provenance[] = [];
   const missing: MissingPart[] = [];
   let data: unknown;
   try {
-    const body = await produce(engine, endpoint, params, extra, fetched, recorded, missing, clientId);
-    data = await shape(engine, endpoint, body, params);
+    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing }, clientId);
+    data = await shape(endpoint, body, params, fetched.length + pages.length > 0);
     if (endpoint.paging) data = await withPaging(endpoint.paging, data, body, params);
   } catch (e) {
     // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
     engine.upstream.discard(fetched);
-    throw e;
+    throw blame(engine, endpoint, pages.at(-1) ?? fetched.at(-1), e);
   }
   const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
   // An answer with a part missing is not kept: the next call asks the upstream again.
@@ -109,9 +111,29 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   return { data, sources };
 }
 
+/**
+ * Whose fault an error raised while producing or shaping the answer is. A Problem or an UpstreamError says so itself.
+ * Any other error (a JSONata $error or a type error in the transform, a TypeError in a plugin) raised once an upstream
+ * has answered in this call is taken to be that answer not being what the code reads, since a hostile or broken
+ * upstream can send anything: the caller gets a 502, not charged, never a 500. The same error may be a bug in the
+ * endpoint's own code, so it is logged with its stack for the maintainer (the examples, which replay real answers,
+ * catch such bugs first). Raised before any upstream answered (a computation, a local dataset), the error can only be
+ * the code's own: it stays a 500.
+ */
+function blame(engine: Engine, endpoint: Endpoint, last: Provenance | undefined, e: unknown): unknown {
+  if (e instanceof Problem || e instanceof UpstreamError || !last) return e;
+  engine.log.error({ err: e, endpoint: endpoint.key, file: endpoint.file, upstream: last.source, url: last.url }, "reading an upstream answer failed (a bad body, or a bug): answered 502");
+  return new Problem({
+    status: 502,
+    code: "upstream_bad_response",
+    detail: `The upstream source ${last.source} answered with a body that could not be read (${String((e as Error).message ?? e).slice(0, 160)}). The call was not charged.`,
+    extra: { upstream: last.source },
+  });
+}
+
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
-async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, fetched: Fetched[], sources: Provenance[],
-  missing: MissingPart[], clientId: string): Promise<unknown> {
+async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>,
+  { fetched, recorded, pages, missing }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[] }, clientId: string): Promise<unknown> {
   if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched, missing);
   const used = new Set<string>();
   const ctx: PluginContext = {
@@ -121,14 +143,18 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
     vars: endpoint.vars,
     endpoint,
     fetch: async (req) => {
-      const answer = await engine.upstream.fetch(req);
+      const answer = await engine.upstream.fetch(upstreamRequest(req, { params, vars: endpoint.vars }));
       fetched.push(answer);
       return answer.body;
     },
-    record: (p) => sources.push(p),
+    record: (p) => recorded.push(p),
+    recordAnswer: (p) => {
+      recorded.push(p);
+      pages.push(p);
+    },
     dataset: (name) => {
       const handle = engine.datasets.use(name);
-      if (!used.has(name)) sources.push(engine.datasets.provenance(handle));
+      if (!used.has(name)) recorded.push(engine.datasets.provenance(handle));
       used.add(name);
       return handle as never;
     },
@@ -138,30 +164,12 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
   return endpoint.plugin!.fn(ctx);
 }
 
-/** The endpoint's JSONata transform; an upstream body it cannot read is the upstream's fault (502). */
-async function shape(engine: Engine, endpoint: Endpoint, body: unknown, params: ParamValues): Promise<unknown> {
+/** The endpoint's JSONata transform. Nothing out of an upstream's answer (undefined) means the body was not what it reads. */
+async function shape(endpoint: Endpoint, body: unknown, params: ParamValues, fromUpstream: boolean): Promise<unknown> {
   if (!endpoint.transform) return body;
-  let out: unknown;
-  try {
-    out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars });
-  } catch (e) {
-    if (endpoint.plugin) throw e;
-    // The caller gets a 502 (the body was not what the transform reads); the maintainer gets the JSONata error.
-    engine.log.warn({ endpoint: endpoint.key, file: endpoint.file, error: (e as Error).message, position: (e as { position?: number }).position }, "transform failed");
-    throw unreadable(endpoint, (e as Error).message);
-  }
-  if (out === undefined && !endpoint.plugin) throw unreadable(endpoint, "nothing in it matched what was expected");
+  const out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars });
+  if (out === undefined && fromUpstream) throw new Error("nothing in it matched what was expected");
   return plain(out);
-}
-
-function unreadable(endpoint: Endpoint, why: string): Problem {
-  const source = endpoint.steps?.at(-1)?.source ?? endpoint.group;
-  return new Problem({
-    status: 502,
-    code: "upstream_bad_response",
-    detail: `The upstream source ${source} answered with a body that could not be read (${why.slice(0, 160)}). The call was not charged.`,
-    extra: { upstream: source },
-  });
 }
 
 function meta(endpoint: Endpoint, sources: Provenance[], warnings: MissingPart[] | undefined, paidBy: string, receipt: Record<string, unknown>): Record<string, unknown> {

@@ -10,6 +10,7 @@ import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-bo
 import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
 import { Problem } from "./problem.ts";
 import { checkUrl, SafeFetchError } from "./url-gate.ts";
+import { unlikeParsed, unlikeRaw, type Expect } from "./real-answer.ts";
 import type { Logger } from "./log.ts";
 import { SourceLimits, type RateLimit } from "./cluster/rate-limit.ts";
 import { SharedResponses } from "./cluster/shared-responses.ts";
@@ -32,8 +33,11 @@ export interface UpstreamRequest {
   cacheMs?: number;
   /** Bodies that answer 2xx but mean an error (e.g. an HTML page instead of CSV): UpstreamError "rejected". */
   reject?: RegExp[];
-  /** What the raw body of a real answer looks like; anything else is an UpstreamError "unexpected". */
-  expect?: { match?: RegExp; empty?: boolean };
+  /**
+   * What a real answer looks like (engine/real-answer.ts: a pattern of the raw body, a test of the parsed one, and the
+   * defaults where it says nothing); anything else is an UpstreamError "unexpected", never cached.
+   */
+  expect?: Expect;
   /**
    * The server to call instead of the source's base URL, for a source whose server is chosen per request
    * (RDAP: the IANA bootstrap file names each registry's). The source still gives headers, rate limit and publisher.
@@ -173,7 +177,18 @@ export class UpstreamClient {
     return [req.method ?? "GET", req.format ?? "json", publicUrl, JSON.stringify(req.headers ?? {}), req.bodyFormat ?? "json", JSON.stringify(req.body ?? null), JSON.stringify(req.csv ?? {})].join(" ");
   }
 
+  /** The answer to a request, from the cache or the upstream, once it has passed the request's own test of a real answer. */
   async fetch(req: UpstreamRequest): Promise<Fetched> {
+    const fetched = await this.fetchOnce(req);
+    // Tested here, not where it is fetched: a cached answer is tested by each request that reuses it, by its own test.
+    const unlike = await unlikeParsed(fetched.body, req.format ?? "json", req.expect);
+    if (!unlike) return fetched;
+    this.discard([fetched]);
+    throw new UpstreamError("unexpected", req.source, fetched.url, unlike, fetched.status);
+  }
+
+  /** The answer from the cache, from a request in flight for the same, or from the upstream. */
+  private async fetchOnce(req: UpstreamRequest): Promise<Fetched> {
     const publicUrl = this.publicUrl(req);
     const key = this.key(req, publicUrl);
     const hit = this.cache.get(key);
@@ -327,10 +342,8 @@ export class UpstreamClient {
         err.rejectIndex = rejected;
         throw err;
       }
-      if (!res.body.trim() && !req.expect?.empty) throw fail("unexpected", "answered with an empty body", res.status);
-      if (req.expect?.match && !req.expect.match.test(res.body)) {
-        throw fail("unexpected", `answered with something that is not its usual ${(req.format ?? "json").toUpperCase()} answer (it begins "${res.body.slice(0, 60).replace(/\s+/g, " ")}")`, res.status, res.body.slice(0, 2_000));
-      }
+      const unlike = unlikeRaw(res.body, req.format ?? "json", req.expect);
+      if (unlike) throw fail("unexpected", unlike, res.status, res.body.slice(0, 2_000));
       let body: unknown;
       try {
         body = await parseBodyOffThread(res.body, req.format ?? "json", req.csv);

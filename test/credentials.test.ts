@@ -5,16 +5,14 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import nock from "nock";
 import { pino } from "pino";
 import type { Running } from "../engine/server.ts";
-import type { Logger } from "../engine/log.ts";
 import type { AccessService } from "../engine/access/index.ts";
 import { UpstreamClient } from "../engine/upstream.ts";
 import { Problem } from "../engine/problem.ts";
 import { readSources, type Source } from "../engine/sources.ts";
-import { ROOT, freeAccess, getJson, isolateNetwork, startTestServer, tempDir } from "./helpers.ts";
+import { ROOT, freeAccess, getJson, isolateNetwork, memoryLog, startTestServer, tempDir } from "./helpers.ts";
 
 const CH = "https://api.company-information.service.gov.uk";
 const TARIFF = "https://api.trade-tariff.service.gov.uk";
@@ -47,12 +45,6 @@ examples:
 }
 
 /** A logger at debug level whose lines are kept in memory. */
-function memoryLog(): { log: Logger; text: () => string } {
-  const lines: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
-  return { log: pino({ level: "debug" }, stream) as Logger, text: () => lines.join("") };
-}
-
 function assertNoSecret(text: string, where: string): void {
   for (const [name, value] of Object.entries(SECRETS)) {
     assert.ok(!text.includes(value), `${name} appears in ${where}`);

@@ -99,7 +99,11 @@ describe("engine", () => {
     const res = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`);
     assert.equal(res.status, 502);
     assert.equal(res.body.code, "upstream_bad_response");
-    assert.match(res.body.detail, /not valid JSON/);
+    assert.match(res.body.detail, /an HTML page instead of JSON/);
+    nock(ONS).get("/v1/data").query(true).reply(200, '{"observations": [', { "content-type": "application/json" });
+    const cut = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`);
+    assert.equal(cut.status, 502);
+    assert.match(cut.body.detail, /not valid JSON/);
   });
 
   it("answers 502 when the Bank of England sends its HTML page for a fixed series", async () => {

@@ -2,7 +2,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
 import nock from "nock";
+import { pino } from "pino";
+import assert from "node:assert/strict";
 import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
@@ -11,6 +14,7 @@ import { clock } from "../engine/clock.ts";
 import { parseIsoDay } from "../engine/dates.ts";
 import { credentialVars, type Source } from "../engine/sources.ts";
 import type { Access } from "../engine/access/types.ts";
+import type { Logger } from "../engine/log.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const FIXTURES = path.join(ROOT, "test", "fixtures");
@@ -141,4 +145,11 @@ export async function getJson(url: string, headers: Record<string, string> = {})
     /* not JSON: keep the text */
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** A logger that keeps its lines (JSON, debug and up), for tests of what the maintainer is told. */
+export function memoryLog(): { log: Logger; text: () => string } {
+  const lines: string[] = [];
+  const stream = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  return { log: pino({ level: "debug" }, stream) as Logger, text: () => lines.join("") };
 }

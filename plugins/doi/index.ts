@@ -29,9 +29,9 @@ function notFound(doi: unknown): Problem {
 /** work: Crossref's record, else DataCite's, as { agency, record } for the endpoint's transform. */
 export async function work(ctx: PluginContext): Promise<unknown> {
   const doi = doiPath(ctx.params.doi);
-  const crossref = await unless404(ctx.fetch({ source: "crossref", path: `/works/${doi}`, cacheMs: DAY_MS }));
+  const crossref = await unless404(ctx.fetch({ source: "crossref", path: `/works/${doi}`, cacheMs: DAY_MS, expect: { test: "$exists(message.DOI)" } }));
   if (crossref !== undefined) return { agency: "crossref", record: crossref };
-  const datacite = await unless404(ctx.fetch({ source: "datacite", path: `/dois/${doi}`, cacheMs: DAY_MS }));
+  const datacite = await unless404(ctx.fetch({ source: "datacite", path: `/dois/${doi}`, cacheMs: DAY_MS, expect: { test: "$exists(data.attributes.doi)" } }));
   if (datacite !== undefined) return { agency: "datacite", record: datacite };
   throw notFound(ctx.params.doi);
 }

@@ -42,7 +42,7 @@ export async function fetchPage(ctx: PluginContext, url: string, opts: SafeFetch
     if (e instanceof SafeFetchError) throw fetchProblem(e);
     throw e;
   }
-  ctx.record({ source: "web", publisher: new URL(res.final_url).hostname, url: res.final_url, fetched_at: new Date().toISOString(), cached: false });
+  ctx.recordAnswer({ source: "web", publisher: new URL(res.final_url).hostname, url: res.final_url, fetched_at: new Date().toISOString(), cached: false });
   if (!opts.allowErrors && res.status >= 400) {
     if (res.status === 404 || res.status === 410) throw new Problem({ status: 404, code: "not_found", param: "url", detail: `The page ${res.final_url} answered HTTP ${res.status}.` });
     throw new Problem({ status: 502, code: "upstream_error", detail: `The page ${res.final_url} answered HTTP ${res.status}. The call was not charged.` });

@@ -16,13 +16,13 @@ export async function lookup(ctx: PluginContext): Promise<unknown> {
   const postcode = ctx.params.postcode as string;
   const compact = encodeURIComponent(postcode.replace(/\s+/g, ""));
   try {
-    return await ctx.fetch({ source: "postcodes-io", path: `/postcodes/${compact}`, cacheMs: DAY_MS });
+    return await ctx.fetch({ source: "postcodes-io", path: `/postcodes/${compact}`, cacheMs: DAY_MS, expect: { test: "$exists(result.postcode)" } });
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
   let gone: { result?: { year_terminated?: number; month_terminated?: number; latitude?: number | null; longitude?: number | null } };
   try {
-    gone = (await ctx.fetch({ source: "postcodes-io", path: `/terminated_postcodes/${compact}`, cacheMs: DAY_MS })) as typeof gone;
+    gone = (await ctx.fetch({ source: "postcodes-io", path: `/terminated_postcodes/${compact}`, cacheMs: DAY_MS, expect: { test: "$exists(result.postcode)" } })) as typeof gone;
   } catch (e) {
     if (!isNotFound(e)) throw e;
     throw new Problem({ status: 404, code: "not_found", param: "postcode", detail: `postcode: ${postcode} is not a live or terminated postcode in the ONS Postcode Directory (it may be mistyped).` });
