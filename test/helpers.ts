@@ -5,7 +5,6 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import nock from "nock";
 import { pino } from "pino";
-import assert from "node:assert/strict";
 import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
