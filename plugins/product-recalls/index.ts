@@ -2,8 +2,7 @@
 // the shared upstream client (cache, retries, rate limits); their answers are cut to the group's compact shape,
 // merged newest first, and a source that fails is named in `failures` instead of failing the call.
 import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import type { UpstreamRequest } from "../../engine/upstream.ts";
+import type { PluginContext, PluginRequest } from "../../engine/plugin.ts";
 
 export interface Recall {
   id: string;
@@ -23,16 +22,22 @@ type Row = Record<string, any>;
 const GOVUK_FIELDS = "title,link,public_timestamp,description";
 const FSA_TYPES: Record<string, string> = { AA: "allergy", PRIN: "recall", FAFA: "action" };
 
+// What each source's real answer looks like, as the single-source endpoints state it (uk-medical.yaml, uk-food.yaml,
+// us-products.yaml): anything else is that source's failure, named in `failures`.
+const GOVUK_ANSWER = { test: "$exists(results) and $exists(total)" };
+const FSA_ANSWER = { test: "$exists(meta) and $exists(items)" };
+const CPSC_ANSWER = { test: "$type($) = 'array' and $count($) > 0 and $count($[$exists(RecallNumber)]) = $count($)" };
+
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 const day = (v: unknown): string | null => (typeof v === "string" && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
 const words = (q: Query, ...parts: unknown[]) => !q.q || parts.join(" ").toLowerCase().includes(q.q.toLowerCase());
 
-function govuk(format: string, q: Query, extra: Record<string, string> = {}): UpstreamRequest {
+function govuk(format: string, q: Query, extra: Record<string, string> = {}): PluginRequest {
   const query: Record<string, string> = { filter_format: format, ...extra };
   if (q.q) query.q = q.q;
   query.filter_public_timestamp = `from:${q.since}`;
   Object.assign(query, { fields: GOVUK_FIELDS, order: "-public_timestamp", count: String(q.limit) });
-  return { source: "govuk", path: "/api/search.json", query, cacheMs: 15 * 60_000 };
+  return { source: "govuk", path: "/api/search.json", query, cacheMs: 15 * 60_000, expect: GOVUK_ANSWER };
 }
 
 function fromGovuk(body: any, source: string, type: string): Recall[] {
@@ -44,9 +49,9 @@ function fromGovuk(body: any, source: string, type: string): Recall[] {
 }
 
 /** Each source: the requests it needs and how its bodies become compact recalls. */
-const SOURCES: Record<string, { requests(q: Query): UpstreamRequest[]; read(bodies: any[], q: Query): Recall[] }> = {
+const SOURCES: Record<string, { requests(q: Query): PluginRequest[]; read(bodies: any[], q: Query): Recall[] }> = {
   "uk-food": {
-    requests: (q) => [{ source: "fsa", path: "/food-alerts/id", query: { since: q.since, _limit: String(q.q ? 100 : q.limit), _sort: "-created" }, cacheMs: 15 * 60_000 }],
+    requests: (q) => [{ source: "fsa", path: "/food-alerts/id", query: { since: q.since, _limit: String(q.q ? 100 : q.limit), _sort: "-created" }, cacheMs: 15 * 60_000, expect: FSA_ANSWER }],
     read: ([body], q) => {
       if (!Array.isArray(body?.items)) throw new Error("no items in the FSA answer");
       return body.items
@@ -74,7 +79,7 @@ const SOURCES: Record<string, { requests(q: Query): UpstreamRequest[]; read(bodi
     read: (bodies) => bodies.flatMap((b) => fromGovuk(b, "uk-accidents", "accident-report")),
   },
   "us-products": {
-    requests: (q) => [{ source: "cpsc", path: "/RestWebServices/Recall", query: { format: "json", RecallDateStart: q.since }, cacheMs: 60 * 60_000 }],
+    requests: (q) => [{ source: "cpsc", path: "/RestWebServices/Recall", query: { format: "json", RecallDateStart: q.since }, cacheMs: 60 * 60_000, expect: CPSC_ANSWER }],
     read: ([body], q) => {
       if (!Array.isArray(body)) throw new Error("the CPSC answer is not a list of recalls");
       return body

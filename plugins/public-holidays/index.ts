@@ -51,17 +51,17 @@ const FALLBACK_PROVENANCE = {
 /** Why a Nager.Date call did not give an answer, as a sentence. */
 function failure(e: unknown): string {
   if (e instanceof UpstreamError) {
+    if (e.kind === "unexpected") return "Nager.Date answered with something that is not its usual list.";
     return e.status === 404 ? "Nager.Date does not cover this country (404)." : `Nager.Date failed (${e.status ? `HTTP ${e.status}` : e.kind}).`;
   }
   if (e instanceof Problem) return `Nager.Date failed (${e.code}).`;
   throw e;
 }
 
-/** Calls Nager.Date; a failure or an answer that is not a list of holidays gives its reason instead. */
+/** Calls Nager.Date; a failure or an answer that fails `check` (what its real answer looks like) gives its reason instead. */
 async function nager<T>(ctx: PluginContext, path: string, check: (body: unknown) => body is T, cacheMs = NAGER_CACHE_MS): Promise<T | string> {
   try {
-    const body = await ctx.fetch({ source: "nager-date", path, cacheMs });
-    return check(body) ? body : "Nager.Date answered with something that is not its usual list.";
+    return (await ctx.fetch({ source: "nager-date", path, cacheMs, expect: { test: check } })) as T;
   } catch (e) {
     return failure(e);
   }
@@ -304,8 +304,11 @@ export async function countries(ctx: PluginContext) {
   return { source: "date-holidays", fallback_reason: r, count: list.length, countries: list, note: `The countries of the date-holidays library, because ${r.replace(/^./, (c) => c.toLowerCase())}` };
 }
 
+/** The next 7 days' holidays in the 100-odd countries Nager.Date covers: never recorded empty, so an empty list is not its answer. */
+const isWorldwideList = (b: unknown): b is NagerHoliday[] => isHolidayList(b) && b.length > 0;
+
 export async function worldwideNext(ctx: PluginContext) {
-  const r = await nager(ctx, "/NextPublicHolidaysWorldwide", isHolidayList, 3600_000);
+  const r = await nager(ctx, "/NextPublicHolidaysWorldwide", isWorldwideList, 3600_000);
   let source: Source = "nager-date";
   let reason: string | null = null;
   let items: (Holiday & { country_code: string })[];

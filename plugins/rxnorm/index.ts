@@ -19,15 +19,14 @@ export function ndc11Candidates(input: string): string[] {
   return [];
 }
 
-interface NdcStatusBody { ndcStatus?: { ndc11?: string; status?: string } }
+interface NdcStatusBody { ndcStatus: { ndc11: string; status: string } }
 
 export async function ndcStatus(ctx: PluginContext): Promise<unknown> {
   const ndc = String(ctx.params.ndc);
   const candidates = ndc11Candidates(ndc);
   const bodies = (await Promise.all(candidates.map((c) =>
-    ctx.fetch({ source: "rxnav", path: "/REST/ndcstatus.json", query: { ndc: c }, cacheMs: 86_400_000 })))) as NdcStatusBody[];
-  for (const b of bodies) if (!b?.ndcStatus) throw new Problem({ status: 502, code: "upstream_bad_response", detail: "RxNav answered getNDCStatus without an ndcStatus object. The call was not charged.", extra: { upstream: "rxnav" } });
-  const known = bodies.filter((b) => b.ndcStatus!.status && b.ndcStatus!.status.toUpperCase() !== "UNKNOWN");
+    ctx.fetch({ source: "rxnav", path: "/REST/ndcstatus.json", query: { ndc: c }, cacheMs: 86_400_000, expect: { test: "$exists(ndcStatus.status)" } })))) as NdcStatusBody[];
+  const known = bodies.filter((b) => b.ndcStatus.status.toUpperCase() !== "UNKNOWN");
   if (!known.length) {
     throw new Problem({ status: 404, code: "not_found", param: "ndc",
       detail: `RxNorm does not know the NDC ${ndc}${candidates.length > 1 ? ` (tried it as ${candidates.join(", ")})` : ""}.` });
