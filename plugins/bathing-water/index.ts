@@ -1,7 +1,6 @@
 // Bathing waters from the Environment Agency's linked-data API. The API has no radius query, so `near` reads the
 // whole register (about 450 sites, one or two pages, cached) and measures; `search` reads it too and the endpoint's
 // transform filters it. Both hand the transform the API's own items.
-import { Problem } from "../../engine/problem.ts";
 import { distanceKm, type Point } from "../shared/geo.ts";
 import { originFromParams } from "../shared/origin.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
@@ -10,7 +9,7 @@ const PAGE_SIZE = 500;
 const MAX_PAGES = 4;
 
 interface SiteItem { samplingPoint?: { lat?: unknown; long?: unknown } | unknown[]; [k: string]: unknown }
-interface ListPage { result?: { items?: SiteItem[]; next?: unknown } }
+interface ListPage { result: { items: SiteItem[]; next?: unknown } }
 
 async function register(ctx: PluginContext): Promise<SiteItem[]> {
   const items: SiteItem[] = [];
@@ -20,11 +19,10 @@ async function register(ctx: PluginContext): Promise<SiteItem[]> {
       path: "/doc/bathing-water.json",
       query: { _pageSize: String(PAGE_SIZE), _page: String(page) },
       cacheMs: 6 * 3_600_000,
+      // A page of the register (ELDA's linked-data-api JSON) always has its list of items, if only an empty one.
+      expect: { test: '$type(result.items) = "array"' },
     })) as ListPage;
-    const result = body?.result;
-    if (!result || !Array.isArray(result.items)) {
-      throw new Problem({ status: 502, code: "upstream_bad_response", detail: "The Environment Agency answered without a list of bathing waters. The call was not charged.", extra: { upstream: "environment-agency" } });
-    }
+    const { result } = body;
     items.push(...result.items);
     if (!result.next || result.items.length < PAGE_SIZE) break;
   }

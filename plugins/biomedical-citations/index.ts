@@ -12,17 +12,13 @@ const PUBMED = "https://pubmed.ncbi.nlm.nih.gov/";
 const MAX_AUTHORS = 10;
 const SORT: Record<string, string> = { relevance: "relevance", pub_date: "pub_date", author: "Author", journal: "JournalName" };
 
-function bad(detail: string): Problem {
-  return new Problem({ status: 502, code: "upstream_bad_response", detail: `${detail} The call was not charged.`, extra: { upstream: "ncbi" } });
-}
-
-interface ESearch { esearchresult?: { count?: string; idlist?: string[]; querytranslation?: string; errorlist?: { phrasesnotfound?: string[] }; ERROR?: string } }
+interface ESearch { esearchresult: { count: string; idlist: string[]; querytranslation?: string; errorlist?: { phrasesnotfound?: string[] }; ERROR?: string } }
 interface SummaryDoc {
   uid: string; error?: string; title?: string; authors?: { name: string; authtype?: string }[]; source?: string; fulljournalname?: string;
   pubdate?: string; sortpubdate?: string; volume?: string; issue?: string; pages?: string; pubtype?: string[]; lang?: string[];
   articleids?: { idtype: string; value: string }[]; issn?: string; essn?: string; attributes?: string[];
 }
-interface ESummary { result?: Record<string, unknown> & { uids?: string[] } }
+interface ESummary { result: Record<string, unknown> & { uids: string[] } }
 
 const blank = (v: unknown) => (v === undefined || v === null || v === "" ? null : v);
 
@@ -57,8 +53,11 @@ export function compactRecord(d: SummaryDoc): Record<string, unknown> {
 /** ESummary for these PMIDs: the records in the order asked, and the PMIDs PubMed has no record for. */
 async function summaries(ctx: PluginContext, pmids: string[]): Promise<{ records: Record<string, unknown>[]; errors: { pmid: string; error: string }[] }> {
   if (!pmids.length) return { records: [], errors: [] };
-  const body = (await ctx.fetch({ source: "ncbi", path: "/esummary.fcgi", query: { db: "pubmed", id: pmids.join(","), retmode: "json" }, cacheMs: DAY_MS })) as ESummary;
-  if (!body?.result || typeof body.result !== "object") throw bad("NCBI ESummary answered without a result object.");
+  const body = (await ctx.fetch({
+    source: "ncbi", path: "/esummary.fcgi", query: { db: "pubmed", id: pmids.join(","), retmode: "json" }, cacheMs: DAY_MS,
+    // Each PMID asked is in result.uids, with its record or its error ("cannot get document summary").
+    expect: { test: '$type(result.uids) = "array"' },
+  })) as ESummary;
   const records: Record<string, unknown>[] = [];
   const errors: { pmid: string; error: string }[] = [];
   for (const pmid of pmids) {
@@ -70,10 +69,13 @@ async function summaries(ctx: PluginContext, pmids: string[]): Promise<{ records
 }
 
 async function esearch(ctx: PluginContext, query: Record<string, string>): Promise<{ total: number; ids: string[]; translation: string | null; notFound: string[] }> {
-  const body = (await ctx.fetch({ source: "ncbi", path: "/esearch.fcgi", query: { db: "pubmed", ...query, retmode: "json" }, cacheMs: HOUR_MS })) as ESearch;
-  const r = body?.esearchresult;
-  if (r?.ERROR) throw badParam("q", `PubMed could not read the search: ${r.ERROR}`);
-  if (!r || r.count === undefined || !Array.isArray(r.idlist)) throw bad("NCBI ESearch answered without a count and an id list.");
+  const body = (await ctx.fetch({
+    source: "ncbi", path: "/esearch.fcgi", query: { db: "pubmed", ...query, retmode: "json" }, cacheMs: HOUR_MS,
+    // A search's count and id list (count "0" and [] when nothing matches), or PubMed's ERROR about the query.
+    expect: { test: '$exists(esearchresult.ERROR) or ($exists(esearchresult.count) and $type(esearchresult.idlist) = "array")' },
+  })) as ESearch;
+  const r = body.esearchresult;
+  if (r.ERROR) throw badParam("q", `PubMed could not read the search: ${r.ERROR}`);
   return { total: Number(r.count), ids: r.idlist, translation: r.querytranslation ?? null, notFound: r.errorlist?.phrasesnotfound ?? [] };
 }
 
@@ -115,13 +117,15 @@ export async function byDoi(ctx: PluginContext): Promise<unknown> {
   return { doi, count: records.length, articles: records };
 }
 
-interface ELink { linksets?: { ids?: string[]; linksetdbs?: { linkname?: string; links?: ({ id: string | number; score?: string | number } | string)[] }[] }[]; ERROR?: string }
+interface ELink { linksets: { ids?: string[]; linksetdbs?: { linkname?: string; links?: ({ id: string | number; score?: string | number } | string)[] }[] }[]; ERROR?: string }
 
 export async function similar(ctx: PluginContext): Promise<unknown> {
   const pmid = String(ctx.params.pmid);
   const limit = Number(ctx.params.limit);
-  const body = (await ctx.fetch({ source: "ncbi", path: "/elink.fcgi", query: { dbfrom: "pubmed", db: "pubmed", id: pmid, cmd: "neighbor_score", linkname: "pubmed_pubmed", retmode: "json" }, cacheMs: DAY_MS })) as ELink;
-  if (!body || !Array.isArray(body.linksets)) throw bad("NCBI ELink answered without linksets.");
+  const body = (await ctx.fetch({
+    source: "ncbi", path: "/elink.fcgi", query: { dbfrom: "pubmed", db: "pubmed", id: pmid, cmd: "neighbor_score", linkname: "pubmed_pubmed", retmode: "json" }, cacheMs: DAY_MS,
+    expect: { test: '$type(linksets) = "array"' },
+  })) as ELink;
   const set = body.linksets[0];
   if (!set?.ids?.length || set.ids.every((i) => String(i) === "0")) throw new Problem({ status: 404, code: "not_found", param: "pmid", detail: `PubMed has no article ${pmid}.` });
   const links = (set.linksetdbs ?? []).find((l) => l.linkname === "pubmed_pubmed")?.links ?? [];
@@ -178,9 +182,11 @@ function pubmedDate(d: Node | undefined): string | null {
 
 export async function article(ctx: PluginContext): Promise<unknown> {
   const pmid = String(ctx.params.pmid);
-  const raw = (await ctx.fetch({ source: "ncbi", path: "/efetch.fcgi", query: { db: "pubmed", id: pmid, retmode: "xml" }, format: "text", cacheMs: DAY_MS })) as string;
-  if (/<ERROR>/.test(raw)) throw bad(`NCBI EFetch answered an error (${/<ERROR>([^<]*)/.exec(raw)?.[1]?.trim() ?? "no detail"}).`);
-  if (!/<PubmedArticleSet/.test(raw)) throw bad("NCBI EFetch answered something that is not a PubmedArticleSet.");
+  const raw = (await ctx.fetch({
+    source: "ncbi", path: "/efetch.fcgi", query: { db: "pubmed", id: pmid, retmode: "xml" }, format: "text", cacheMs: DAY_MS,
+    // A whole PubmedArticleSet (empty for a PMID PubMed does not have); an <eFetchResult><ERROR> is not an answer.
+    expect: { match: /<PubmedArticleSet>[\s\S]*<\/PubmedArticleSet>\s*$/ },
+  })) as string;
   const doc = xml.parse(flattenMixedContent(raw)) as Node;
   const set = (doc.PubmedArticleSet ?? {}) as Node;
   const entry = list(set.PubmedArticle)[0];

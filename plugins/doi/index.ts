@@ -3,7 +3,7 @@
 import { Problem } from "../../engine/problem.ts";
 import { UpstreamError } from "../../engine/upstream.ts";
 import { htmlText } from "../../engine/transform-helpers.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext, PluginRequest } from "../../engine/plugin.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -42,6 +42,15 @@ const MIME: Record<string, string> = {
   "csl-json": "application/vnd.citationstyles.csl+json",
 };
 
+/** What a citation service's answer in each format looks like; anything else (an error page, JSON) is not a citation. */
+const CITATION: Record<string, PluginRequest["expect"]> = {
+  // One line of text: not JSON, not several lines (CSV), not an XML or HTML document. A title may open with <i>.
+  text: { match: /^(?!\s*(?:[[{"]|<[?!]|<html|null\s*$))[^\n]*\S[^\n]*\n?$/i },
+  bibtex: { match: /^\s*@[a-z]+\s*\{[\s\S]*\}\s*$/i },
+  ris: { match: /^\s*TY {2}- [\s\S]*\nER {2}-/ },
+  "csl-json": { test: "$exists(type) and $exists(DOI)" },
+};
+
 /**
  * cite: the formatted citation by content negotiation, from Crossref's transform service for its DOIs and from
  * DataCite's (data.crosscite.org) for the others. DataCite's "text" citations carry HTML (&amp;, <i>): made plain.
@@ -50,7 +59,8 @@ export async function cite(ctx: PluginContext): Promise<unknown> {
   const { format, style, locale } = ctx.params as { format: string; style: string; locale: string };
   const doi = doiPath(ctx.params.doi);
   const accept = format === "text" ? `text/x-bibliography; style=${style}; locale=${locale}` : MIME[format];
-  const ask = (source: string, path: string) => unless404(ctx.fetch({ source, path, headers: { accept }, format: "text", cacheMs: DAY_MS })) as Promise<string | undefined>;
+  const ask = (source: string, path: string) =>
+    unless404(ctx.fetch({ source, path, headers: { accept }, format: format === "csl-json" ? "json" : "text", cacheMs: DAY_MS, expect: CITATION[format] }));
   let agency = "crossref";
   let body = await ask("crossref", `/works/${doi}/transform`);
   if (body === undefined) {
@@ -58,16 +68,7 @@ export async function cite(ctx: PluginContext): Promise<unknown> {
     body = await ask("crosscite", `/${doi}`);
   }
   if (body === undefined) throw notFound(ctx.params.doi);
-  const text = body.trim();
-  let citation: unknown = text;
-  if (format === "text") citation = htmlText(text);
-  if (format === "csl-json") {
-    try {
-      citation = JSON.parse(text);
-    } catch {
-      throw new Problem({ status: 502, code: "upstream_bad_response", detail: `${agency === "crossref" ? "Crossref" : "DataCite"} answered CSL-JSON that is not JSON. The call was not charged.` });
-    }
-  }
+  const citation = format === "csl-json" ? body : format === "text" ? htmlText(String(body).trim()) : String(body).trim();
   if (!citation) throw new Problem({ status: 502, code: "upstream_bad_response", detail: "The citation service answered an empty citation. The call was not charged." });
   return {
     doi: decodeURIComponent(doi),

@@ -34,13 +34,10 @@ export function domainOf(raw: string, param = "domain", registrable = true): Dom
   return { domain, unicode: domainToUnicode(domain), host: ascii, tld: labels[labels.length - 1] };
 }
 
-type Bootstrap = { services?: [string[], string[]][] };
+type Bootstrap = { services: [string[], string[]][] };
 
 async function bootstrap(ctx: PluginContext, file: "dns" | "ipv4" | "ipv6"): Promise<[string[], string[]][]> {
-  const body = (await ctx.fetch({ source: "iana", path: `/rdap/${file}.json`, cacheMs: DAY_MS })) as Bootstrap;
-  if (!Array.isArray(body?.services)) {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: `IANA's RDAP bootstrap file ${file}.json has no services list. The call was not charged.`, extra: { upstream: "iana" } });
-  }
+  const body = (await ctx.fetch({ source: "iana", path: `/rdap/${file}.json`, cacheMs: DAY_MS, expect: { test: '$type(services) = "array"' } })) as Bootstrap;
   return body.services;
 }
 
@@ -90,11 +87,11 @@ export type Rdap = Record<string, any>;
 export async function rdapGet(ctx: PluginContext, server: string, kind: "domain" | "ip", name: string): Promise<Rdap | undefined> {
   const { baseUrl, prefix } = split(server);
   try {
-    const body = (await ctx.fetch({ source: "rdap", baseUrl, path: `${prefix}/${kind}/${name}`, cacheMs: 3_600_000 })) as Rdap;
-    if (!body || typeof body !== "object" || (body.objectClassName === undefined && body.handle === undefined && body.ldhName === undefined && body.startAddress === undefined)) {
-      throw new Problem({ status: 502, code: "upstream_bad_response", detail: `The RDAP server ${baseUrl} answered without an RDAP ${kind} object. The call was not charged.`, extra: { upstream: "rdap" } });
-    }
-    return body;
+    return (await ctx.fetch({
+      source: "rdap", baseUrl, path: `${prefix}/${kind}/${name}`, cacheMs: 3_600_000,
+      // An RDAP object (RFC 9083): its objectClassName, or at least the handle, name or address a server always sends.
+      expect: { test: "$exists(objectClassName) or $exists(handle) or $exists(ldhName) or $exists(startAddress)" },
+    })) as Rdap;
   } catch (e) {
     if (e instanceof UpstreamError && e.status === 404) return undefined;
     throw e;
@@ -159,10 +156,7 @@ export interface DohAnswer { Status: number; AD?: boolean; Answer?: { name: stri
 
 /** One DoH JSON query; NXDOMAIN (3) and an empty answer come back as they are, a server failure is a 502. */
 export async function doh(ctx: PluginContext, name: string, type: string): Promise<DohAnswer> {
-  const body = (await ctx.fetch({ source: "google-dns", path: "/resolve", query: { name, type }, cacheMs: 60_000 })) as DohAnswer;
-  if (typeof body?.Status !== "number") {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: "The DNS-over-HTTPS resolver answered without a DNS status. The call was not charged.", extra: { upstream: "google-dns" } });
-  }
+  const body = (await ctx.fetch({ source: "google-dns", path: "/resolve", query: { name, type }, cacheMs: 60_000, expect: { test: '$type(Status) = "number"' } })) as DohAnswer;
   if (body.Status !== 0 && body.Status !== 3) {
     throw new Problem({ status: 502, code: "upstream_error", detail: `The DNS resolver could not answer for ${name} ${type} (DNS status ${body.Status}, e.g. SERVFAIL: the domain's name servers failed). The call was not charged.`, extra: { upstream: "google-dns" } });
   }
