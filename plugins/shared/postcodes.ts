@@ -43,19 +43,16 @@ export async function resolvePostcode(ctx: PluginContext, param: string): Promis
     ctx.dataset("gb-postcodes"); // records the local copy as a source, once per call
     return { postcode: hit.postcode, latitude: hit.latitude, longitude: hit.longitude, country: hit.country, district_code: hit.district_code, located_by: "gb-postcodes" };
   }
-  let body: { result?: PostcodesIoResult };
+  let body: { result: PostcodesIoResult };
   try {
-    body = (await ctx.fetch({ source: "postcodes-io", path: `/postcodes/${encodeURIComponent(postcode)}`, cacheMs: 86_400_000 })) as { result?: PostcodesIoResult };
+    body = (await ctx.fetch({ source: "postcodes-io", path: `/postcodes/${encodeURIComponent(postcode)}`, cacheMs: 86_400_000, expect: { test: "$type(result.postcode) = 'string'" } })) as { result: PostcodesIoResult };
   } catch (e) {
     if (e instanceof UpstreamError && e.status === 404) {
       throw new Problem({ status: 404, code: "not_found", param, detail: `${param}: the postcode ${postcode} is not in the postcode directory (it may be mistyped or no longer in use).` });
     }
     throw e;
   }
-  const r = body?.result;
-  if (!r || typeof r.postcode !== "string") {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: "postcodes.io answered without a postcode result. The call was not charged.", extra: { upstream: "postcodes-io" } });
-  }
+  const r = body.result;
   if (typeof r.latitude !== "number" || typeof r.longitude !== "number") {
     throw new Problem({ status: 404, code: "not_found", param, detail: `${param}: the postcode ${r.postcode} has no grid location in the postcode directory.` });
   }
