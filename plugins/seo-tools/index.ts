@@ -334,7 +334,8 @@ interface PsiExperience { id?: string; overall_category?: string; metrics?: Reco
 interface PsiAudit { id?: string; title?: string; score?: number | null; numericValue?: number; numericUnit?: string; displayValue?: string; details?: { type?: string; overallSavingsMs?: number; overallSavingsBytes?: number } }
 interface PsiBody {
   id?: string; analysisUTCTimestamp?: string; loadingExperience?: PsiExperience; originLoadingExperience?: PsiExperience;
-  lighthouseResult?: { lighthouseVersion?: string; finalUrl?: string; finalDisplayedUrl?: string; runWarnings?: string[]; categories?: Record<string, { score?: number | null; title?: string }>; audits?: Record<string, PsiAudit> };
+  /** Always there: the request's `expect` refuses an answer without it. */
+  lighthouseResult: { lighthouseVersion?: string; finalUrl?: string; finalDisplayedUrl?: string; runWarnings?: string[]; categories: Record<string, { score?: number | null; title?: string }>; audits: Record<string, PsiAudit> };
 }
 
 const rating = (score: number | null) => (score === null ? null : score >= 90 ? "good" : score >= 50 ? "needs-improvement" : "poor");
@@ -357,11 +358,11 @@ function fieldData(e: PsiExperience | undefined, scope: "page" | "origin") {
 export async function pagespeed(ctx: PluginContext): Promise<unknown> {
   const { url, strategy, categories } = ctx.params as { url: string; strategy: string; categories?: string[] };
   const wanted = categories?.length ? categories : Object.keys(PSI_CATEGORIES);
-  const body = (await ctx.fetch({ source: "pagespeed", path: "/runPagespeed", query: { url, strategy, category: wanted.map((c) => PSI_CATEGORIES[c]) }, cacheMs: 3_600_000 })) as PsiBody;
-  const lh = body?.lighthouseResult;
-  if (!lh?.categories || !lh.audits) throw new Problem({ status: 502, code: "upstream_bad_response", detail: "PageSpeed Insights answered without a Lighthouse result. The call was not charged.", extra: { upstream: "pagespeed" } });
+  const query = { url, strategy, category: wanted.map((c) => PSI_CATEGORIES[c]) };
+  const body = (await ctx.fetch({ source: "pagespeed", path: "/runPagespeed", query, cacheMs: 3_600_000, expect: { test: "$type(lighthouseResult.categories) = 'object' and $type(lighthouseResult.audits) = 'object'" } })) as PsiBody;
+  const lh = body.lighthouseResult;
   const scores = Object.fromEntries(wanted.map((c) => {
-    const raw = lh.categories?.[c]?.score;
+    const raw = lh.categories[c]?.score;
     const score = typeof raw === "number" ? Math.round(raw * 100) : null;
     return [c, { score, rating: rating(score) }];
   }));

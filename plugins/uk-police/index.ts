@@ -9,14 +9,15 @@ const DAY_MS = 86_400_000;
 export async function crimesForPostcode(ctx: PluginContext): Promise<unknown> {
   const place = await resolvePostcode(ctx, "postcode");
   const given = ctx.params.month as string | undefined;
-  const updated = given ? null : ((await ctx.fetch({ source: "police-uk", path: "/crime-last-updated", cacheMs: 3_600_000 })) as { date?: unknown });
-  const month = given ?? (typeof updated?.date === "string" ? updated.date.slice(0, 7) : undefined);
-  if (!month) return { updated, crimes: null };
+  const updated = given ? null : ((await ctx.fetch({ source: "police-uk", path: "/crime-last-updated", cacheMs: 3_600_000, expect: { test: "$type(date) = 'string'" } })) as { date: string });
+  const month = given ?? updated!.date.slice(0, 7);
   const crimes = await ctx.fetch({
     source: "police-uk",
     path: `/crimes-street/${encodeURIComponent(ctx.params.category as string)}`,
     query: { lat: String(place.latitude), lng: String(place.longitude), date: month },
     cacheMs: DAY_MS,
+    // An area and month without records is an empty list.
+    expect: { test: "$type($) = 'array'" },
   });
   return {
     updated,

@@ -1,7 +1,6 @@
 // Planning designations at a point in England, from planning.data.gov.uk's entity API. The same designation can be
 // published twice (by the council and by a national body, or twice by the council at different quality): records of
 // one dataset with the same name are merged into one, the authoritative one first, the others kept as references.
-import { Problem } from "../../engine/problem.ts";
 import { originFromParams } from "../shared/origin.ts";
 import type { PluginContext } from "../../engine/plugin.ts";
 import type { Point } from "../shared/geo.ts";
@@ -54,10 +53,9 @@ export async function designationsAt(ctx: PluginContext, p: Point) {
     path: `/entity.json?${datasets}`,
     query: { latitude: String(p.lat), longitude: String(p.lng), entries: "current", exclude_field: "geometry,point", limit: "100" },
     cacheMs: 86_400_000,
-  })) as { entities?: Entity[]; count?: number };
-  if (!body || !Array.isArray(body.entities)) {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: "planning.data.gov.uk answered without an entities list. The call was not charged.", extra: { upstream: "planning-data" } });
-  }
+    // No designation at the point is an empty list of entities.
+    expect: { test: "$type(entities) = 'array'" },
+  })) as { entities: Entity[]; count?: number };
   const groups = new Map<string, Entity[]>();
   for (const e of body.entities) {
     const key = `${e.dataset} ${String(e.name ?? "").trim().toLowerCase()}`;

@@ -11,6 +11,10 @@ const PROPERTY_TYPES: Record<string, string> = { D: "detached", S: "semi-detache
 const TENURES: Record<string, string> = { F: "freehold", L: "leasehold" };
 const CATEGORIES: Record<string, string> = { A: "standard", B: "additional" };
 const HTML = [/<html/i];
+/** A Price Paid row begins with its quoted transaction id (a GUID, braced in older files) and price. */
+const PPD_ROW = /^\s*"\{?[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\}?","\d+"/i;
+/** The UK HPI download's header row, with the index column read here. */
+const HPI_HEADER = /^\uFEFF?Name,URI,[^\r\n]*"House price index All property types"/;
 
 export interface Sale {
   id: string;
@@ -69,11 +73,8 @@ export async function salesIn(ctx: PluginContext, postcode: string): Promise<Sal
     cacheMs: 86_400_000,
     reject: HTML,
     // A postcode with no recorded sales is an empty CSV (the download has no header line).
-    expect: { empty: true },
+    expect: { empty: true, match: PPD_ROW },
   });
-  if (!Array.isArray(body)) {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: "HM Land Registry answered without Price Paid rows. The call was not charged.", extra: { upstream: "hm-land-registry" } });
-  }
   const sales = (body as string[][]).map(saleFromRow).filter((s): s is Sale => s !== undefined);
   return sales.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
 }
@@ -167,6 +168,9 @@ export interface HpiMonth {
   average_price_by_type_gbp: { detached: number | null; semi_detached: number | null; terraced: number | null; flat_maisonette: number | null };
 }
 
+type HpiRow = Record<string, string>;
+const isMonthRow = (r: HpiRow) => /^\d{4}-\d{2}$/.test(r.Period ?? "") && (r["Reporting period"] ?? "monthly") === "monthly";
+
 const num = (v: unknown) => (v === undefined || v === null || String(v).trim() === "" ? null : Number.isFinite(Number(v)) ? Number(v) : null);
 
 /** The region's whole monthly series (oldest first), with its name; 404 naming `region` when the slug is unknown. */
@@ -180,19 +184,14 @@ export async function hpiSeries(ctx: PluginContext, region: string): Promise<{ n
       format: "csv",
       cacheMs: 86_400_000,
       reject: HTML,
+      // A location the index covers has months; an unknown one is a 404 (caught below).
+      expect: { match: HPI_HEADER, test: (rows) => Array.isArray(rows) && (rows as HpiRow[]).some(isMonthRow) },
     });
   } catch (e) {
     if (e instanceof UpstreamError && (e.status === 404 || e.status === 400)) throw unknownRegion(region);
     throw e;
   }
-  if (!Array.isArray(body)) {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: "HM Land Registry answered without UK House Price Index rows. The call was not charged.", extra: { upstream: "hm-land-registry" } });
-  }
-  const rows = (body as Record<string, string>[]).filter((r) => /^\d{4}-\d{2}$/.test(r.Period ?? "") && (r["Reporting period"] ?? "monthly") === "monthly");
-  if (rows.length === 0) throw unknownRegion(region);
-  if (!("House price index All property types" in rows[0])) {
-    throw new Problem({ status: 502, code: "upstream_bad_response", detail: "The UK House Price Index download lacks its index column. The call was not charged.", extra: { upstream: "hm-land-registry" } });
-  }
+  const rows = (body as HpiRow[]).filter(isMonthRow);
   const months = rows.map((r) => ({
     date: r.Period,
     index: num(r["House price index All property types"]),

@@ -13,19 +13,18 @@ export async function ratings(ctx: PluginContext): Promise<Row> {
   const path = `/SafetyRatings/modelyear/${year}/make/${encodeURIComponent(make.trim())}/model/${encodeURIComponent(model.trim())}`;
   let list: Row;
   try {
-    list = (await ctx.fetch({ source: "nhtsa", path, cacheMs: DAY })) as Row;
+    // A model year NCAP did not test is Count 0 and no Results.
+    list = (await ctx.fetch({ source: "nhtsa", path, cacheMs: DAY, expect: { test: "$type(Count) = 'number' and $type(Results) = 'array'" } })) as Row;
   } catch (e) {
     // NHTSA's APIs answer some empty results with HTTP 400.
     if (e instanceof UpstreamError && e.status === 400) list = { Results: [] };
     else throw e;
   }
-  if (!Array.isArray(list?.Results)) throw new UpstreamError("unexpected", "nhtsa", `https://api.nhtsa.gov${path}`, "answered without a Results list");
   const variants = list.Results.filter((v: Row) => Number.isInteger(v.VehicleId)).slice(0, MAX_VARIANTS);
   const rated = await Promise.all(variants.map(async (v: Row) => {
-    const body = (await ctx.fetch({ source: "nhtsa", path: `/SafetyRatings/VehicleId/${v.VehicleId}`, cacheMs: DAY })) as Row;
-    const r = body?.Results?.[0];
-    if (!r) throw new UpstreamError("unexpected", "nhtsa", `https://api.nhtsa.gov/SafetyRatings/VehicleId/${v.VehicleId}`, "answered a listed vehicle id without its ratings");
-    return r;
+    // A listed vehicle id has its ratings (a variant not rated has them "Not Rated").
+    const body = (await ctx.fetch({ source: "nhtsa", path: `/SafetyRatings/VehicleId/${v.VehicleId}`, cacheMs: DAY, expect: { test: "$type(Results[0]) = 'object'" } })) as Row;
+    return body.Results[0];
   }));
   return { total: list.Results.length, variants: rated };
 }

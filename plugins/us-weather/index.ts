@@ -42,9 +42,9 @@ const pathOf = (url: string) => (url.startsWith(NWS) ? url.slice(NWS.length) : u
 /** The station's latest observation, or null when it has none (404) or only empty values. */
 async function latest(ctx: PluginContext, station: string): Promise<Row | null> {
   try {
-    const body = (await ctx.fetch({ source: "nws", path: `/stations/${encodeURIComponent(station)}/observations/latest`, cacheMs: 10 * 60_000 })) as Row;
-    const p = body?.properties;
-    if (!p || typeof p.timestamp !== "string") throw new UpstreamError("unexpected", "nws", `${NWS}/stations/${station}/observations/latest`, "answered without an observation");
+    const path = `/stations/${encodeURIComponent(station)}/observations/latest`;
+    const body = (await ctx.fetch({ source: "nws", path, cacheMs: 10 * 60_000, expect: { test: "$type(properties.timestamp) = 'string'" } })) as Row;
+    const p = body.properties;
     return p.temperature?.value === null && p.textDescription === "" ? null : body;
   } catch (e) {
     if (e instanceof UpstreamError && e.status === 404) return null;
@@ -92,15 +92,13 @@ export async function observation(ctx: PluginContext): Promise<Row> {
   const point = `${Math.round(lat! * 1e4) / 1e4},${Math.round(lon! * 1e4) / 1e4}`;
   let points: Row;
   try {
-    points = (await ctx.fetch({ source: "nws", path: `/points/${point}`, cacheMs: 7 * 24 * HOUR })) as Row;
+    points = (await ctx.fetch({ source: "nws", path: `/points/${point}`, cacheMs: 7 * 24 * HOUR, expect: { test: "$type(properties.observationStations) = 'string'" } })) as Row;
   } catch (e) {
     if (e instanceof UpstreamError && e.status === 404) throw new Problem({ status: 404, code: "not_found", param: "lat", detail: "The National Weather Service has no data for this point (outside the United States or at sea)." });
     throw e;
   }
-  const listUrl = points?.properties?.observationStations;
-  if (typeof listUrl !== "string") throw new UpstreamError("unexpected", "nws", `${NWS}/points/${point}`, "answered a point without its observation stations");
-  const list = (await ctx.fetch({ source: "nws", path: pathOf(listUrl), cacheMs: 24 * HOUR })) as Row;
-  if (!Array.isArray(list?.features)) throw new UpstreamError("unexpected", "nws", NWS + pathOf(listUrl), "answered without a station list");
+  const listUrl = points.properties.observationStations as string;
+  const list = (await ctx.fetch({ source: "nws", path: pathOf(listUrl), cacheMs: 24 * HOUR, expect: { test: "$type(features) = 'array'" } })) as Row;
   const stations = list.features.slice(0, MAX_STATIONS).map((f: Row) => {
     const c = f.geometry?.coordinates;
     return {

@@ -10,6 +10,10 @@ import type { PluginContext } from "../../engine/plugin.ts";
 
 const UNAVAILABLE = "VIES could not check the number now (the member state's service is unavailable or busy); this is not a sign that the number is invalid. Try again later. The call was not charged.";
 
+/** What a real answer looks like: HMRC's registration (not registered is its 404), VIES's verdict with its status word. */
+const HMRC_REGISTRATION = "$type(target.vatNumber) = 'string'";
+const VIES_ANSWER = "$type(isValid) = 'boolean' and $type(userError) = 'string'";
+
 /** "gb 553 557-881" -> { country: "GB", number: "553557881" }; Greece's ISO code GR is VIES's EL. */
 export function splitVatNumber(raw: string): { country: string; number: string } {
   const t = raw.toUpperCase().replace(/[\s.\-]/g, "");
@@ -24,7 +28,7 @@ export async function check(ctx: PluginContext): Promise<unknown> {
       throw new Problem({ status: 400, code: "invalid_parameter", param: "vat_number", detail: "vat_number: a UK VAT number is GB followed by 9 or 12 digits, such as GB553557881." });
     }
     try {
-      return await ctx.fetch({ source: "hmrc-vat", path: `/organisations/vat/check-vat-number/lookup/${number}` });
+      return await ctx.fetch({ source: "hmrc-vat", path: `/organisations/vat/check-vat-number/lookup/${number}`, expect: { test: HMRC_REGISTRATION } });
     } catch (e) {
       if (e instanceof UpstreamError && e.status === 404) return null; // HMRC: not a registered VAT number
       if (e instanceof UpstreamError && e.status === 400) {
@@ -33,13 +37,13 @@ export async function check(ctx: PluginContext): Promise<unknown> {
       throw e;
     }
   }
-  const body = (await ctx.fetch({ source: "vies", path: `/ms/${country}/vat/${encodeURIComponent(number)}`, cacheMs: 600_000 })) as { userError?: string } | null;
-  const error = body?.userError;
+  const body = (await ctx.fetch({ source: "vies", path: `/ms/${country}/vat/${encodeURIComponent(number)}`, cacheMs: 600_000, expect: { test: VIES_ANSWER } })) as { userError: string };
+  const error = body.userError;
   if (error === "INVALID_INPUT") {
     throw new Problem({ status: 400, code: "invalid_parameter", param: "vat_number", detail: `vat_number: VIES refused ${country}${number} as input (not the format of a ${country} VAT number).` });
   }
   if (error !== "VALID" && error !== "INVALID") {
-    throw new Problem({ status: 502, code: "upstream_error", detail: `${UNAVAILABLE} (VIES: ${error ?? "no answer"})`, extra: { upstream: "vies", vies_error: error ?? null } });
+    throw new Problem({ status: 502, code: "upstream_error", detail: `${UNAVAILABLE} (VIES: ${error})`, extra: { upstream: "vies", vies_error: error } });
   }
   return body;
 }
