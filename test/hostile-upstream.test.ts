@@ -7,11 +7,8 @@
 // answer of one of the endpoint's examples shows. And every upstream request states what a real answer looks
 // like (`expect` on each step, or on each of the plugin's ctx.fetch requests), so no new endpoint forgets it.
 //
-// test/hostile-upstream.known-failures.json lists what still fails; each fix removes its lines (an entry that no
-// longer fails is an error too), and the file goes once it is empty. HOSTILE_UPSTREAM_REPORT=<file> writes what
-// fails now in that file's format; HOSTILE_UPSTREAM_SHOW=1 prints each wrong answer.
+// HOSTILE_UPSTREAM_SHOW=1 prints each wrong answer.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import http from "node:http";
 import nock from "nock";
@@ -22,17 +19,6 @@ import type { Running } from "../engine/server.ts";
 import { ROOT, mockExample, queryString, resetClock, setClock, standInCredentials, startTestServer } from "./helpers.ts";
 import { JUNK, hostileExample, hostileUpstreams, judgeFor, ownType, servedAs, type Serving } from "./support/hostile-upstream.ts";
 
-const KNOWN_FILE = path.join(ROOT, "test", "hostile-upstream.known-failures.json");
-interface Known {
-  about?: string;
-  /** endpoint -> junk body -> what is wrong */
-  junk: Record<string, Record<string, string>>;
-  /** endpoints with an upstream request that states no `expect` */
-  no_expect: string[];
-}
-const known: Known = fs.existsSync(KNOWN_FILE) ? JSON.parse(fs.readFileSync(KNOWN_FILE, "utf8")) : { junk: {}, no_expect: [] };
-const report: Known = { junk: {}, no_expect: [] };
-const REPORT = process.env.HOSTILE_UPSTREAM_REPORT;
 const SHOW = process.env.HOSTILE_UPSTREAM_SHOW === "1";
 
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
@@ -58,7 +44,6 @@ describe("hostile upstreams", () => {
   after(async () => {
     nock.cleanAll();
     await server?.close();
-    if (REPORT) fs.writeFileSync(REPORT, `${JSON.stringify(report, null, 2)}\n`);
   });
   afterEach(() => {
     resetClock();
@@ -87,10 +72,7 @@ describe("hostile upstreams", () => {
           }
           missing = requested.some((r) => !states(r));
         }
-        if (missing) report.no_expect.push(endpoint.key);
-        const listed = known.no_expect.includes(endpoint.key);
-        if (missing && !listed) assert.fail(`${endpoint.key} makes an upstream request without \`expect\` (what a real answer looks like)`);
-        if (!missing && listed) assert.fail(`${endpoint.key} now states \`expect\`: remove it from no_expect in ${path.basename(KNOWN_FILE)}`);
+        assert.ok(!missing, `${endpoint.key} makes an upstream request without \`expect\` (what a real answer looks like)`);
       });
     }
   });
@@ -109,13 +91,8 @@ describe("hostile upstreams", () => {
         const failures = await junkRun(endpoint, serving);
         ran.add(endpoint.key);
         if (serving.requests) reaching.add(endpoint.key);
-        if (Object.keys(failures).length) report.junk[endpoint.key] = failures;
-        const listed = known.junk[endpoint.key] ?? {};
-        const lines = (f: Record<string, string>) => Object.entries(f).map(([junk, what]) => `${junk}: ${what}`);
-        const fresh = lines(failures).filter((l) => !lines(listed).includes(l));
-        const mended = lines(listed).filter((l) => !lines(failures).includes(l));
-        assert.ok(!fresh.length, `${endpoint.key} (${endpoint.plugin ? `plugin ${endpoint.plugin.name}` : "upstream steps"}), junk answered wrongly:\n  ${fresh.join("\n  ")}`);
-        assert.ok(!mended.length, `${endpoint.key} no longer fails these; remove them from ${path.basename(KNOWN_FILE)}:\n  ${mended.join("\n  ")}`);
+        const wrong = Object.entries(failures).map(([junk, what]) => `${junk}: ${what}`);
+        assert.deepEqual(wrong, [], `${endpoint.key} (${endpoint.plugin ? `plugin ${endpoint.plugin.name}` : "upstream steps"}), junk answered wrongly:\n  ${wrong.join("\n  ")}`);
       });
     }
 
