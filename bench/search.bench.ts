@@ -1,7 +1,7 @@
 // search_apis quality and speed on bench/search-queries/<group>.json: top-1 and top-3 accuracy over the queries whose
 // tool exists, then index build time and search latency.
 import path from "node:path";
-import { loadRegistry } from "../engine/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { createSearchIndex } from "../engine/search/index.ts";
 import { measureQuality, readLabelledQueries } from "../engine/search/quality.ts";
 

@@ -1,7 +1,7 @@
 // The operator commands of engine/cli.ts, collected from the parts of the engine that own them.
-import { serveCommands } from "./serve-command.ts";
-import { accessCommands } from "./access/commands.ts";
-import { datasetCommands } from "./datasets/commands.ts";
+import { serveCommands } from "./cli/serve.ts";
+import { accessCommands } from "./cli/access.ts";
+import { datasetCommands } from "./cli/datasets.ts";
 
 export type Command = (args: string[]) => Promise<void>;
 

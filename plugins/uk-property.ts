@@ -1,8 +1,8 @@
 // The uk-property plugins. Computed here: lease-length and estate-deadlines (England and Wales; information, not
 // legal advice). From upstreams, in plugins/uk-property/: sold prices, price summary, revaluation and the house price
 // index (HM Land Registry), planning constraints (planning.data.gov.uk) and the area report.
-import { badParam } from "../engine/problem.ts";
-import type { PluginContext } from "../engine/plugin.ts";
+import { badParam } from "../engine/basics/problem.ts";
+import type { PluginContext } from "../engine/endpoints/plugin.ts";
 import { day } from "./calculators/calendar.ts";
 import { clock } from "./calculators/clock.ts";
 import { assessLease } from "./calculators/lease.ts";

@@ -9,7 +9,7 @@ import net from "node:net";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { openStore, type StoreOptions } from "../engine/store/index.ts";
+import { openStore, type StoreOptions } from "../engine/access/store/index.ts";
 import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
 import { hashKey, newApiKey, utcDay } from "../engine/access/keys.ts";
 import { fixture, tempDir } from "./helpers.ts";

@@ -3,7 +3,7 @@
 // simply wait for the next day.
 import assert from "node:assert/strict";
 import nock from "nock";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 import type { AccessService } from "../engine/access/index.ts";
 import { GROUP_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints } from "./support/x402-service.ts";
 import { getJson, startTestServer } from "./helpers.ts";

@@ -6,7 +6,7 @@ import path from "node:path";
 import nock from "nock";
 import { FIXTURES, fixture, freeAccess, getJson, tempDir, useTestServer } from "./helpers.ts";
 import { boxesAround, distanceKm } from "../plugins/shared/geo.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const AIRPORTS = path.join(FIXTURES, "datasets", "airports");
 const POSTCODES = "https://api.postcodes.io";

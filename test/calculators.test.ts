@@ -15,7 +15,7 @@ import ecbDefinition, { type RatesIndex } from "../plugins/datasets/ecb-rates.ts
 import postcodesDefinition, { normalisePostcode, type PostcodeIndex } from "../plugins/datasets/gb-postcodes.ts";
 import { gridToOsgb36, gridToWgs84 } from "../plugins/calculators/osgb.ts";
 import { FIXTURES, fixture, getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 import { storedZip } from "./support/zip.ts";
 import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
 

@@ -11,8 +11,8 @@ import { createClient } from "redis";
 import { fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
 import { exited, freePort, serve, waitHealthy } from "./support/processes.ts";
 import { fixtureUpstream } from "./support/dataset-upstream.ts";
-import type { Running } from "../engine/server.ts";
-import { openStore } from "../engine/store/index.ts";
+import type { Running } from "../engine/http/server.ts";
+import { openStore } from "../engine/access/store/index.ts";
 import { hashKey, newApiKey, utcDay } from "../engine/access/keys.ts";
 import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
 

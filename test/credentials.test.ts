@@ -8,12 +8,12 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import nock from "nock";
 import { pino } from "pino";
-import type { Running } from "../engine/server.ts";
-import type { Logger } from "../engine/log.ts";
+import type { Running } from "../engine/http/server.ts";
+import type { Logger } from "../engine/basics/log.ts";
 import type { AccessService } from "../engine/access/index.ts";
-import { UpstreamClient } from "../engine/upstream.ts";
-import { Problem } from "../engine/problem.ts";
-import { readSources, type Source } from "../engine/sources.ts";
+import { UpstreamClient } from "../engine/upstream/client.ts";
+import { Problem } from "../engine/basics/problem.ts";
+import { readSources, type Source } from "../engine/upstream/sources.ts";
 import { ROOT, freeAccess, getJson, isolateNetwork, startTestServer, tempDir } from "./helpers.ts";
 
 const CH = "https://api.company-information.service.gov.uk";

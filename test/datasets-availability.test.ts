@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pino } from "pino";
 import { FIXTURES, freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const JUNK = Buffer.from("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t\n".repeat(500_000));
 

@@ -9,10 +9,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { loadDefinitions } from "../engine/datasets/definitions.ts";
 import { zipEntries } from "../engine/datasets/zip.ts";
-import { readSources } from "../engine/sources.ts";
+import { readSources } from "../engine/upstream/sources.ts";
 import { FIXTURES, ROOT, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
 import { fixtureUpstream } from "./support/dataset-upstream.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const DATASETS = path.join(FIXTURES, "datasets");
 

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import nock from "nock";
-import { loadRegistry, type Endpoint, type Example } from "../engine/registry.ts";
-import type { Running } from "../engine/server.ts";
+import { loadRegistry, type Endpoint, type Example } from "../engine/endpoints/registry.ts";
+import type { Running } from "../engine/http/server.ts";
 import { ROOT, freeAccess, getJson, mockExample, queryString, resetClock, setClock, startTestServer } from "./helpers.ts";
 
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });

@@ -2,13 +2,13 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry, type Registry } from "../engine/registry.ts";
+import { loadRegistry, type Registry } from "../engine/endpoints/registry.ts";
 import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 import type { Access } from "../engine/access/types.ts";
-import { Problem } from "../engine/problem.ts";
+import { Problem } from "../engine/basics/problem.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { writeAnswerSchema } from "../engine/answer-schema.ts";
+import { writeAnswerSchema } from "../engine/endpoints/answer-schema.ts";
 
 // `npm run answers` (UPDATE_ANSWER_SCHEMAS=1) writes each endpoint's answer schema from its examples' answers.
 const UPDATE_ANSWER_SCHEMAS = process.env.UPDATE_ANSWER_SCHEMAS === "1";

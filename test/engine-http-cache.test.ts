@@ -4,8 +4,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient } from "../engine/upstream.ts";
-import type { Source } from "../engine/sources.ts";
+import { UpstreamClient } from "../engine/upstream/client.ts";
+import type { Source } from "../engine/upstream/sources.ts";
 import { isolateNetwork } from "./helpers.ts";
 
 const BASE = "https://cache.example";

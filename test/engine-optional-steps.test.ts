@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { fixture, freeAccess, getJson, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const BILLS = "https://bills-api.parliament.uk/api/v1";
 const ODS = "https://directory.spineservices.nhs.uk/ORD/2-0-0";

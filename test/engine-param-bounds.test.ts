@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import nock from "nock";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { loadRegistry, type Endpoint } from "../engine/registry.ts";
-import { parseParams, type ParamSpec } from "../engine/params.ts";
-import { Problem } from "../engine/problem.ts";
-import type { Running } from "../engine/server.ts";
+import { loadRegistry, type Endpoint } from "../engine/endpoints/registry.ts";
+import { parseParams, type ParamSpec } from "../engine/endpoints/params.ts";
+import { Problem } from "../engine/basics/problem.ts";
+import type { Running } from "../engine/http/server.ts";
 import { ROOT, freeAccess, getJson, queryString, useTestServer } from "./helpers.ts";
 import { callTool, connectMcp, textJson } from "./mcp-client.ts";
 

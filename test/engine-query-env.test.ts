@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient } from "../engine/upstream.ts";
-import type { Source } from "../engine/sources.ts";
+import { UpstreamClient } from "../engine/upstream/client.ts";
+import type { Source } from "../engine/upstream/sources.ts";
 import { isolateNetwork } from "./helpers.ts";
 
 const BASE = "https://contact.example";

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
 import { freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const ONS = "https://api.beta.ons.gov.uk";
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry } from "../engine/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 
 const GROUP = `title: Demo\ndescription: A demo group.\n`;

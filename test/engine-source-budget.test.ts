@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient, UpstreamError } from "../engine/upstream.ts";
-import type { Source } from "../engine/sources.ts";
+import { UpstreamClient, UpstreamError } from "../engine/upstream/client.ts";
+import type { Source } from "../engine/upstream/sources.ts";
 import { isolateNetwork } from "./helpers.ts";
-import { Problem } from "../engine/problem.ts";
-import { SourceLimits, slotMs } from "../engine/cluster/rate-limit.ts";
+import { Problem } from "../engine/basics/problem.ts";
+import { SourceLimits, slotMs } from "../engine/cluster/source-rate-limits.ts";
 import type { Cluster } from "../engine/cluster/redis.ts";
 
 const BASE = "https://slow.example";

@@ -5,7 +5,7 @@ import http from "node:http";
 import zlib from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { fixture, freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

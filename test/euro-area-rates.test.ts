@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { loadRegistry, type Registry } from "../engine/registry.ts";
+import { loadRegistry, type Registry } from "../engine/endpoints/registry.ts";
 import { FIXTURES, ROOT } from "./helpers.ts";
 
 // Data structure definitions (ECB Data Portal, https://data.ecb.europa.eu/help/api/data: "take the value for each

@@ -4,12 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import jsonata from "jsonata";
-import { startServer, type Running } from "../engine/server.ts";
+import { startServer, type Running } from "../engine/http/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
-import type { Example, Registry } from "../engine/registry.ts";
-import { clock } from "../engine/clock.ts";
-import { parseIsoDay } from "../engine/dates.ts";
-import { credentialVars, type Source } from "../engine/sources.ts";
+import type { Example, Registry } from "../engine/endpoints/registry.ts";
+import { clock } from "../engine/basics/clock.ts";
+import { parseIsoDay } from "../engine/basics/dates.ts";
+import { credentialVars, type Source } from "../engine/upstream/sources.ts";
 import type { Access } from "../engine/access/types.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");

@@ -8,7 +8,7 @@ import { luhnCheckDigit, parseImei } from "../plugins/imei/imei-number.ts";
 import { deviceType, modelCode } from "../plugins/imei/device.ts";
 import tacDefinition, { type TacIndex } from "../plugins/datasets/imei-tac.ts";
 import { FIXTURES, getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
 
 const quiet: DatasetProgress = { phase() {}, tick() {}, log() {} };

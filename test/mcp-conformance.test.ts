@@ -6,7 +6,7 @@ import path from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { ROOT, startTestServer, tempDir } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const run = promisify(execFile);
 const NODE = path.join(ROOT, "node_modules", ".bin", "node");

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { freeAccess, startTestServer } from "./helpers.ts";
 import { INITIALIZE, rawPost } from "./mcp-client.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 const request = (id: unknown, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 const searchCall = (id: number) => request(id, "tools/call", { name: "search_apis", arguments: { query: "UK base rate", limit: 1 } });

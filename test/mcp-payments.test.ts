@@ -10,7 +10,7 @@ import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { startX402Chain, type X402Chain } from "./support/x402-chain.ts";
 import { GROUP_ALLOWANCE, startAccessServer } from "./support/x402-service.ts";
 import { callTool, connectMcp, textJson } from "./mcp-client.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 import type { AccessService } from "../engine/access/index.ts";
 
 const PRICE_ATOMIC = 1000n; // bank-of-england endpoints cost $0.001

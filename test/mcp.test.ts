@@ -7,7 +7,7 @@ import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.
 import { getJson, startTestServer } from "./helpers.ts";
 import { mockBankOfEngland } from "./support/x402-service.ts";
 import { INITIALIZE, callTool, connectMcp, rawPost, textJson } from "./mcp-client.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("MCP server (/mcp)", () => {
   let server: Running;

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { credentialVars, readSources } from "../engine/sources.ts";
+import { credentialVars, readSources } from "../engine/upstream/sources.ts";
 import { ROOT } from "./helpers.ts";
 
 describe("README", () => {

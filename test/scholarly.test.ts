@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("scholarly without OPENALEX_API_KEY", () => {
   let server: Running;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { loadRegistry } from "../engine/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { endpointCard, inputSchema } from "../engine/search/card.ts";
 import { ROOT } from "./helpers.ts";
 

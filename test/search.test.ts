@@ -2,7 +2,7 @@
 // labelled query set (bench/search-queries/<group>.json) stays above a quality floor, so a ranking regression fails here.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { loadRegistry } from "../engine/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { createSearchIndex } from "../engine/search/index.ts";
 import { measureQuality, readLabelledQueries } from "../engine/search/quality.ts";
 import { terms } from "../engine/search/text.ts";

@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { fixture, startTestServer, tempDir } from "./helpers.ts";
-import { openStore } from "../engine/store/index.ts";
+import { openStore } from "../engine/access/store/index.ts";
 import type { AccessService } from "../engine/access/index.ts";
 
 interface LogLine { level: number; msg: string }

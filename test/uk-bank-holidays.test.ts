@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 import { fixture, freeAccess, getJson, tempDir, useTestServer } from "./helpers.ts";
 
 const quiet = { phase() {}, tick() {}, log() {}, done() {} };

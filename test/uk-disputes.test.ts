@@ -5,7 +5,7 @@ import { day } from "../plugins/calculators/calendar.ts";
 import { clock } from "../plugins/calculators/clock.ts";
 import { addWorkingDays, COUNCILS, findCouncil, RULES } from "../plugins/uk-disputes/index.ts";
 import { getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("uk-disputes rules file", () => {
   it("names an official page and a checked date for every rule", () => {

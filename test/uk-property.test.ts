@@ -6,7 +6,7 @@ import { estateDeadlines, nilRateBand } from "../plugins/calculators/estate.ts";
 import { day } from "../plugins/calculators/calendar.ts";
 import { clock } from "../plugins/calculators/clock.ts";
 import { getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("lease length", () => {
   const today = day("2026-01-01");

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { decodePlate, agePeriod } from "../plugins/uk-vehicles/index.ts";
 import { freeAccess, getJson, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("uk-vehicles plate decoder", () => {
   const today = new Date("2026-11-23T12:00:00Z");

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { freeAccess, getJson, fixture, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("us-company-filings: the SEC User-Agent", () => {
   let server: Running | undefined;

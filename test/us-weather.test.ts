@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { fixture, freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("us-weather without a User-Agent for NWS", () => {
   let server: Running;

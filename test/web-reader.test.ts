@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { freeAccess, getJson, useTestServer } from "./helpers.ts";
 import { clearRobotsCache, setTestAddressPolicy } from "../plugins/shared/safe-fetch.ts";
-import type { Running } from "../engine/server.ts";
+import type { Running } from "../engine/http/server.ts";
 
 describe("web-reader through the safe fetcher", () => {
   let server: Running;

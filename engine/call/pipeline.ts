@@ -3,18 +3,18 @@
 // answer, or upstream steps or plugin -> JSONata transform) -> commit the charge (only now, on success) -> JSON
 // envelope with provenance.
 // Any failure after the access decision releases it: an error costs the caller nothing.
-import { Problem, toProblem } from "./problem.ts";
-import { parseParams, type RawQuery, type ParamValues } from "./params.ts";
-import { checkParamSets } from "./param-sets.ts";
+import { Problem, toProblem } from "../basics/problem.ts";
+import { parseParams, type RawQuery, type ParamValues } from "../endpoints/params.ts";
+import { checkParamSets } from "../endpoints/param-sets.ts";
 import { checkEarlyPreconditions, runSteps, type MissingPart } from "./steps.ts";
-import { withPaging } from "./paging.ts";
-import { plain } from "./transform.ts";
-import { UpstreamError, type Fetched, type Provenance } from "./upstream.ts";
+import { withPaging } from "../endpoints/upstream-paging.ts";
+import { plain } from "../endpoints/transform.ts";
+import { UpstreamError, type Fetched, type Provenance } from "../upstream/client.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
-import type { Engine } from "./engine.ts";
-import type { Endpoint } from "./registry.ts";
-import type { PluginContext } from "./plugin.ts";
-import type { CallRequest } from "./access/types.ts";
+import type { Engine } from "../engine.ts";
+import type { Endpoint } from "../endpoints/registry.ts";
+import type { PluginContext } from "../endpoints/plugin.ts";
+import type { CallRequest } from "../access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
 
 /** A call as it arrives: the endpoint by name and the raw query; the rest as the access layer sees it. */

@@ -1,9 +1,9 @@
 // Transformed answers of upstream endpoints, kept as long as their upstream responses are, so a repeated
 // call skips the upstream steps and the JSONata transform alike. Keyed by endpoint and validated params.
 import { LRUCache } from "lru-cache";
-import { durationMs } from "./duration.ts";
-import type { Endpoint } from "./registry.ts";
-import type { Provenance } from "./upstream.ts";
+import { durationMs } from "../basics/duration.ts";
+import type { Endpoint } from "../endpoints/registry.ts";
+import type { Provenance } from "../upstream/client.ts";
 import type { MissingPart } from "./steps.ts";
 
 /** An answer; `warnings` lists the parts an optional step could not read (such an answer is never cached). */

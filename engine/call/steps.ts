@@ -2,16 +2,16 @@
 // {= JSONata}, the bodies of the steps before it ($steps.<as>). One step answers its body; several answer
 // an object keyed by their `as` names. A step whose `when` is false is not requested, and an optional step whose
 // upstream fails is left out (a warning says so): both are null.
-import { Problem } from "./problem.ts";
-import { durationMs } from "./duration.ts";
-import { UpstreamError, type Fetched, type UpstreamClient } from "./upstream.ts";
+import { Problem } from "../basics/problem.ts";
+import { durationMs } from "../basics/duration.ts";
+import { UpstreamError, type Fetched, type UpstreamClient } from "../upstream/client.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
-import type { Endpoint, Step } from "./registry.ts";
-import type { ParamValues } from "./params.ts";
-import { Template, type Scope } from "./template.ts";
-import { pagingQuery } from "./paging.ts";
-import { isoDay } from "./dates.ts";
-import { clock, clockFunctions } from "./clock.ts";
+import type { Endpoint, Step } from "../endpoints/registry.ts";
+import type { ParamValues } from "../endpoints/params.ts";
+import { Template, type Scope } from "../endpoints/template.ts";
+import { pagingQuery } from "../endpoints/upstream-paging.ts";
+import { isoDay } from "../basics/dates.ts";
+import { clock, clockFunctions } from "../basics/clock.ts";
 
 /** What an endpoint's templates, preconditions and expect tests see; $steps fills as the steps run. */
 const scopeOf = (endpoint: Endpoint, params: ParamValues): Scope => ({ params, vars: endpoint.vars, steps: {}, today: isoDay(clock.today()), ...clockFunctions });

@@ -7,13 +7,13 @@
 import { parseArgs } from "node:util";
 import type { Command } from "../commands.ts";
 import { loadConfig } from "../config.ts";
-import { openStore } from "../store/index.ts";
-import type { Store } from "../store/types.ts";
-import { hashKey, newApiKey, utcDay } from "./keys.ts";
-import { accessSettings } from "./settings.ts";
-import { Payments } from "./x402.ts";
-import { reconcileSettlements } from "./reconcile.ts";
-import { createLogger } from "../log.ts";
+import { openStore } from "../access/store/index.ts";
+import type { Store } from "../access/store/types.ts";
+import { hashKey, newApiKey, utcDay } from "../access/keys.ts";
+import { accessSettings } from "../access/settings.ts";
+import { Payments } from "../access/x402.ts";
+import { reconcileSettlements } from "../access/reconcile.ts";
+import { createLogger } from "../basics/log.ts";
 
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);

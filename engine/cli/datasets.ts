@@ -4,10 +4,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
-import { createLogger } from "../log.ts";
-import { readSources } from "../sources.ts";
-import { UpstreamClient } from "../upstream.ts";
-import { createDatasets, type Datasets, type DatasetStatus } from "./index.ts";
+import { createLogger } from "../basics/log.ts";
+import { readSources } from "../upstream/sources.ts";
+import { UpstreamClient } from "../upstream/client.ts";
+import { createDatasets, type Datasets, type DatasetStatus } from "../datasets/index.ts";
 import type { Command } from "../commands.ts";
 
 const USAGE = "Usage: npm run sync -- <dataset> [--from <folder>] [--force]   |   npm run sync -- all [--from <folder of every dataset>]   |   npm run sync -- --list";

@@ -3,8 +3,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { durationMs } from "../duration.ts";
-import type { Source } from "../sources.ts";
+import { durationMs } from "../basics/duration.ts";
+import type { Source } from "../upstream/sources.ts";
 import type { DatasetDefinition } from "./types.ts";
 
 /** The file that declares a dataset: a load's worker thread imports the definition from there. */

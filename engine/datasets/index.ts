@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Problem } from "../problem.ts";
+import { Problem } from "../basics/problem.ts";
 import { DatasetStore, type Failure } from "./store.ts";
 import { DatasetLoadError, findLocal, type FoundFile } from "./input.ts";
 import { download } from "./download.ts";
@@ -14,9 +14,9 @@ import { loadDefinitions } from "./definitions.ts";
 import { RefreshSchedule } from "./refresh.ts";
 import type { Config } from "../config.ts";
 import type { Cluster } from "../cluster/redis.ts";
-import { durationMs } from "../duration.ts";
-import type { Logger } from "../log.ts";
-import type { Provenance, UpstreamClient } from "../upstream.ts";
+import { durationMs } from "../basics/duration.ts";
+import type { Logger } from "../basics/log.ts";
+import type { Provenance, UpstreamClient } from "../upstream/client.ts";
 import type { DatasetDefinition, DatasetHandle, DatasetVersion } from "./types.ts";
 
 export { DatasetLoadError };

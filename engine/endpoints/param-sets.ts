@@ -1,7 +1,7 @@
 // Parameters that go together, declared in the endpoint file so that a call missing one is refused (400) before
 // any payment is asked for: `param_sets: { one_of: [[lat, lng], [postcode]] }` takes exactly one complete set,
 // `any_of` at least one. A set is all or nothing (lat without lng is refused).
-import { badParam } from "./problem.ts";
+import { badParam } from "../basics/problem.ts";
 import type { ParamValues } from "./params.ts";
 
 export interface ParamSets {

@@ -1,10 +1,10 @@
 // Query parameters: validated and coerced from the endpoint file, so a plugin or an upstream template only
 // ever sees clean, typed values. Every refusal names the parameter and says what is allowed.
-import { badParam } from "./problem.ts";
+import { badParam } from "../basics/problem.ts";
 import { domainHost, isIpAddress } from "./formats.ts";
-import { parseIsoDay, relativeDay } from "./dates.ts";
-import { clock } from "./clock.ts";
-import { checkUrl, SafeFetchError } from "./url-gate.ts";
+import { parseIsoDay, relativeDay } from "../basics/dates.ts";
+import { clock } from "../basics/clock.ts";
+import { checkUrl, SafeFetchError } from "../upstream/url-gate.ts";
 
 export interface ParamSpec {
   type: "string" | "integer" | "number" | "boolean" | "array";

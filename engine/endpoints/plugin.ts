@@ -1,10 +1,10 @@
 // What a plugin (plugins/<file>.ts, named in an endpoint file as `plugin: <file>.<function>`) is given.
 import type { ParamValues } from "./params.ts";
-import type { Provenance, UpstreamRequest } from "./upstream.ts";
+import type { Provenance, UpstreamRequest } from "../upstream/client.ts";
 import type { Endpoint } from "./registry.ts";
-import type { Datasets } from "./datasets/index.ts";
-import type { DatasetHandle } from "./datasets/types.ts";
-import type { Logger } from "./log.ts";
+import type { Datasets } from "../datasets/index.ts";
+import type { DatasetHandle } from "../datasets/types.ts";
+import type { Logger } from "../basics/log.ts";
 
 export interface PluginContext {
   params: ParamValues;

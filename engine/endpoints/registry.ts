@@ -5,17 +5,17 @@ import path from "node:path";
 import YAML from "yaml";
 import jsonata from "jsonata";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { deepMerge } from "./merge.ts";
+import { deepMerge } from "../basics/merge.ts";
 import { Template } from "./template.ts";
 import { compileTransform, type CompiledTransform } from "./transform.ts";
 import { expression } from "./transform-helpers.ts";
 import { readAnswerSchema } from "./answer-schema.ts";
 import { checkParamValues, checkPlaceholders, fileOf, schemaErrors } from "./registry-checks.ts";
-import { compilePaging, type Paging, type PagingSpec } from "./paging.ts";
-import { readSources, type Source } from "./sources.ts";
+import { compilePaging, type Paging, type PagingSpec } from "./upstream-paging.ts";
+import { readSources, type Source } from "../upstream/sources.ts";
 import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
-import type { BodyFormat, CsvOptions } from "./parse-body.ts";
+import type { BodyFormat, CsvOptions } from "../upstream/parse-body.ts";
 import type { PluginFn } from "./plugin.ts";
 
 /** A daily free-call bucket. A call is free only when every bucket it draws from has room. */
@@ -133,7 +133,7 @@ export interface Endpoint {
   attribution?: string;
   disclaimers: string[];
   examples: Example[];
-  /** The JSON Schema of the answer's `data` (engine/answer-schema.ts), when declared or derived. */
+  /** The JSON Schema of the answer's `data` (engine/endpoints/answer-schema.ts), when declared or derived. */
   output?: Record<string, unknown>;
   groupInfo: Group;
 }

@@ -1,8 +1,8 @@
 // URL templates: {name} and {name|filter|filter} take a parameter (or a var); {= expr} is JSONata over
-// the call's scope, as $params, $vars, $today (YYYY-MM-DD), $now()/$millis() (both from engine/clock.ts) and $steps (the bodies of earlier
+// the call's scope, as $params, $vars, $today (YYYY-MM-DD), $now()/$millis() (both from engine/basics/clock.ts) and $steps (the bodies of earlier
 // upstream steps, by their `as`). A template whose value is missing renders as "".
 import jsonata from "jsonata";
-import { boeDate } from "./dates.ts";
+import { boeDate } from "../basics/dates.ts";
 import { expression } from "./transform-helpers.ts";
 
 export type Scope = { params: Record<string, unknown>; vars: Record<string, unknown>; steps: Record<string, unknown>; today?: string; reply?: unknown; now?: unknown; millis?: unknown };

@@ -7,7 +7,7 @@
 //   $lastN(array,n) the last n items
 //   $changes(array, field)  the items where `field` differs from the item before (the first item included)
 //   $period(text)   statistical periods: "2025 SEP" -> "2025-09", "2025 Q3" -> "2025-Q3", "2025" -> "2025"
-//   $jsonstat(doc)  a JSON-stat 2.0 dataset as rows: { <dimension>: <category code>, ..., value, status } (engine/jsonstat.ts)
+//   $jsonstat(doc)  a JSON-stat 2.0 dataset as rows: { <dimension>: <category code>, ..., value, status } (engine/endpoints/jsonstat.ts)
 //   $distanceKm(lat1, lng1, lat2, lng2)  great-circle (haversine) distance in kilometres
 //   $invertedText(index)  text from an inverted index { word: [positions] } (OpenAlex abstracts); null if none
 //   $htmlText(html) HTML (also HTML-escaped HTML) as plain text: tags dropped, entities decoded, a line per
@@ -15,8 +15,8 @@
 //   $zonedInstant(text, zone)  a local date-time without offset ("2026-05-29T14:53:00") in an IANA zone
 //                   ("Europe/London") -> ISO 8601 with that zone's offset then ("2026-05-29T14:53:00+01:00")
 import jsonata from "jsonata";
-import { isoDay } from "./dates.ts";
-import { clock, clockFunctions } from "./clock.ts";
+import { isoDay } from "../basics/dates.ts";
+import { clock, clockFunctions } from "../basics/clock.ts";
 import { registerHelpers } from "./transform-helpers.ts";
 import { jsonataError } from "./registry-checks.ts";
 

@@ -3,14 +3,14 @@
 //   GET /account (with X-API-Key): allowance left per bucket today, credit, recent calls
 //   POST /credit/checkout (with X-API-Key): a Stripe Checkout URL; POST /credit/webhook: Stripe's signed events
 import express, { type Express, type Request, type Response } from "express";
-import { Problem, toProblem } from "../problem.ts";
-import { sendProblem } from "../http.ts";
+import { Problem, toProblem } from "../basics/problem.ts";
+import { sendProblem } from "./app.ts";
 import type { Engine } from "../engine.ts";
-import { isAccessService, type AccessService } from "./index.ts";
-import { createCheckout, handleStripeWebhook } from "./stripe.ts";
+import { isAccessService, type AccessService } from "../access/index.ts";
+import { createCheckout, handleStripeWebhook } from "../access/stripe.ts";
 import { freePage, keyLimitDetail, keyPage, limitPage, type FreePageInfo } from "./free-page.ts";
-import { sampleCall } from "../docs-page.ts";
-import { utcDay } from "./keys.ts";
+import { sampleCall } from "./landing-page.ts";
+import { utcDay } from "../access/keys.ts";
 
 export function mountAccessRoutes(app: Express, engine: Engine): void {
   const access = engine.access;

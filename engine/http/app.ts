@@ -1,14 +1,14 @@
 // The Express app: /v1 routes through the pipeline, and the pages generated from the endpoint files.
 import express, { type Express, type Request, type Response, type NextFunction } from "express";
-import { runCall } from "./pipeline.ts";
-import { Problem, toProblem } from "./problem.ts";
+import { runCall } from "../call/pipeline.ts";
+import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
-import { renderDocsPage } from "./docs-page.ts";
-import { FAVICON_SVG } from "./page.ts";
-import { mountAccessRoutes } from "./access/routes.ts";
-import { mountMcp } from "./mcp/index.ts";
-import { credentialState, missingCredentials } from "./sources.ts";
-import type { Engine } from "./engine.ts";
+import { renderDocsPage } from "./landing-page.ts";
+import { FAVICON_SVG } from "./html-page.ts";
+import { mountAccessRoutes } from "./access-routes.ts";
+import { mountMcp } from "../mcp/index.ts";
+import { credentialState, missingCredentials } from "../upstream/sources.ts";
+import type { Engine } from "../engine.ts";
 
 export function sendProblem(res: Response, problem: Problem, instance?: string): void {
   res.status(problem.status).set(problem.headers).type("application/problem+json").send(JSON.stringify(problem.body(instance)));

@@ -1,6 +1,6 @@
 // The /free page: a person gets a key in the browser (shown once). Works with JavaScript (fetch) and without (form
 // post), and shows a real call with the new key. It offers only the ways to pay this server can take.
-import { esc, page } from "../page.ts";
+import { esc, page } from "./html-page.ts";
 
 /** What the pages need to know about the server. */
 export interface FreePageInfo {

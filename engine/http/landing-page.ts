@@ -1,8 +1,8 @@
 // GET /: a page a person can read, generated from the same endpoint files as everything else.
-import { PROBLEM_TITLES } from "./problem.ts";
-import { describeAllowed } from "./params.ts";
-import { esc, page } from "./page.ts";
-import type { Registry, Endpoint } from "./registry.ts";
+import { PROBLEM_TITLES } from "../basics/problem.ts";
+import { describeAllowed } from "../endpoints/params.ts";
+import { esc, page } from "./html-page.ts";
+import type { Registry, Endpoint } from "../endpoints/registry.ts";
 
 export function exampleUrl(e: Endpoint, baseUrl: string): string {
   const params = e.examples[0]?.params ?? {};

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the endpoint files.
-import { describeAllowed, defaultValue, exampleValue, type ParamSpec } from "./params.ts";
-import type { Registry, Endpoint } from "./registry.ts";
+import { describeAllowed, defaultValue, exampleValue, type ParamSpec } from "../endpoints/params.ts";
+import type { Registry, Endpoint } from "../endpoints/registry.ts";
 
 const VERSION = "1.1.0";
 

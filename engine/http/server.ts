@@ -1,9 +1,9 @@
 // Starts the HTTP server on an engine; used by `npm start` and by the tests (port 0).
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
-import { createEngine, type Engine, type EngineOptions } from "./engine.ts";
-import { createHttpApp } from "./http.ts";
-import { Problem } from "./problem.ts";
+import { createEngine, type Engine, type EngineOptions } from "../engine.ts";
+import { createHttpApp } from "./app.ts";
+import { Problem } from "../basics/problem.ts";
 
 /** A start-up failure to say in one line (no stack): the port is taken. */
 export class StartError extends Error {}

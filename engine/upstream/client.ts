@@ -7,13 +7,13 @@ import { LRUCache } from "lru-cache";
 import { authFor, credentialState, envQuery, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
 import { OAuth2Tokens } from "./oauth2.ts";
 import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-body.ts";
-import { exchange, ExchangeError, formatBytes, type Exchange } from "./upstream-http.ts";
-import { Problem } from "./problem.ts";
+import { exchange, ExchangeError, formatBytes, type Exchange } from "./exchange.ts";
+import { Problem } from "../basics/problem.ts";
 import { checkUrl, SafeFetchError } from "./url-gate.ts";
-import type { Logger } from "./log.ts";
-import { SourceLimits, type RateLimit } from "./cluster/rate-limit.ts";
-import { SharedResponses } from "./cluster/shared-responses.ts";
-import type { Cluster } from "./cluster/redis.ts";
+import type { Logger } from "../basics/log.ts";
+import { SourceLimits, type RateLimit } from "../cluster/source-rate-limits.ts";
+import { SharedResponses } from "../cluster/shared-responses.ts";
+import type { Cluster } from "../cluster/redis.ts";
 
 export interface UpstreamRequest {
   source: string;

@@ -112,7 +112,7 @@ export function publicBaseUrl(source: Source, env: NodeJS.ProcessEnv = process.e
 
 /**
  * Headers and query parameters that carry the source's static credentials; they never appear in a logged URL.
- * An oauth2 source's bearer token is fetched by the upstream client (engine/oauth2.ts), not here.
+ * An oauth2 source's bearer token is fetched by the upstream client (engine/upstream/oauth2.ts), not here.
  */
 export function authFor(source: Source, env: NodeJS.ProcessEnv = process.env): { headers: Record<string, string>; query: Record<string, string> } {
   const a = source.auth;

@@ -1,10 +1,10 @@
 // Bathing waters from the Environment Agency's linked-data API. The API has no radius query, so `near` reads the
 // whole register (about 450 sites, one or two pages, cached) and measures; `search` reads it too and the endpoint's
 // transform filters it. Both hand the transform the API's own items.
-import { Problem } from "../../engine/problem.ts";
+import { Problem } from "../../engine/basics/problem.ts";
 import { distanceKm, type Point } from "../shared/geo.ts";
 import { originFromParams } from "../shared/origin.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const PAGE_SIZE = 500;
 const MAX_PAGES = 4;

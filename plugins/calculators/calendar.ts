@@ -1,5 +1,5 @@
 // Calendar arithmetic on UTC days (Date objects at midnight UTC), shared by the date calculators.
-import { addDays, isoDay, parseIsoDay } from "../../engine/dates.ts";
+import { addDays, isoDay, parseIsoDay } from "../../engine/basics/dates.ts";
 
 export { addDays, isoDay };
 

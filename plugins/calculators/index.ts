@@ -1,6 +1,6 @@
 // The calculators group: UK business days, the distance between two postcodes, currency conversion.
-import { Problem, badParam } from "../../engine/problem.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import { DAY_NAMES, day, daysBetween, isoDay } from "./calendar.ts";
 import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "./bank-holidays.ts";
 import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "../shared/geo.ts";

@@ -1,7 +1,7 @@
 // The time-zones group: computed from the runtime's Intl (tzdata in Node's ICU) and geo-tz polygons.
-import { badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import type { ParamValues } from "../../engine/params.ts";
+import { badParam } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import type { ParamValues } from "../../engine/endpoints/params.ts";
 import {
   TZDATA_VERSION, formatOffset, instantOf, isDst, isoInstant, offsetMinutes, resolveZone, transitions as findTransitions,
   zoneAt, zonesAtPoint, zonesOfCountry, type Disambiguation, type Zone,

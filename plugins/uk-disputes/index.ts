@@ -5,8 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { badParam, Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { badParam, Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { addDays, addMonths, day, daysBetween, isoDay, isWeekend } from "../calculators/calendar.ts";
 import { clock } from "../calculators/clock.ts";
 import { ruleHolidays } from "../calculators/bank-holidays.ts";

@@ -1,9 +1,9 @@
 // Planning designations at a point in England, from planning.data.gov.uk's entity API. The same designation can be
 // published twice (by the council and by a national body, or twice by the council at different quality): records of
 // one dataset with the same name are merged into one, the authoritative one first, the others kept as references.
-import { Problem } from "../../engine/problem.ts";
+import { Problem } from "../../engine/basics/problem.ts";
 import { originFromParams } from "../shared/origin.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { Point } from "../shared/geo.ts";
 
 /** The datasets asked for, with what each one means for a planning application. */

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { loadDefinitions } from "../../engine/datasets/definitions.ts";
-import { readSources, sourceEnvVar } from "../../engine/sources.ts";
+import { readSources, sourceEnvVar } from "../../engine/upstream/sources.ts";
 import { FIXTURES, ROOT } from "../helpers.ts";
 
 const DATASETS = path.join(FIXTURES, "datasets");

@@ -1,5 +1,5 @@
 // The two SQL drivers behind the store: one small interface, `?` placeholders in every statement.
-import { Problem } from "../problem.ts";
+import { Problem } from "../../basics/problem.ts";
 
 export type Row = Record<string, unknown>;
 
