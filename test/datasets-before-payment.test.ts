@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import nock from "nock";
-import { loadRegistry, type Endpoint, type Example } from "../engine/endpoints/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
+import { type Endpoint, type Example } from "../engine/endpoints/model.ts";
 import type { Running } from "../engine/http/server.ts";
 import { ROOT, freeAccess, getJson, mockExample, queryString, resetClock, setClock, startTestServer } from "./helpers.ts";
 

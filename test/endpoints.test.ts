@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry, type Registry } from "../engine/endpoints/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
+import { type Registry } from "../engine/endpoints/model.ts";
 import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/http/server.ts";
 import type { Access } from "../engine/access/types.ts";

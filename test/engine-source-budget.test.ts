@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient, UpstreamError } from "../engine/upstream/client.ts";
+import { UpstreamClient } from "../engine/upstream/client.ts";
+import { UpstreamError } from "../engine/upstream/error.ts";
 import type { Source } from "../engine/upstream/sources.ts";
 import { isolateNetwork } from "./helpers.ts";
 import { Problem } from "../engine/basics/problem.ts";

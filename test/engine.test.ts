@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { validate, compileErrors } from "@readme/openapi-parser";
 import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { USER_AGENT } from "../engine/upstream/client.ts";
+import { USER_AGENT } from "../engine/upstream/exchange.ts";
 import { ROOT, fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
 import type { Running } from "../engine/http/server.ts";
 

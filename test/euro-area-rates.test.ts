@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { loadRegistry, type Registry } from "../engine/endpoints/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
+import { type Registry } from "../engine/endpoints/model.ts";
 import { FIXTURES, ROOT } from "./helpers.ts";
 
 // Data structure definitions (ECB Data Portal, https://data.ecb.europa.eu/help/api/data: "take the value for each

@@ -6,7 +6,7 @@ import nock from "nock";
 import jsonata from "jsonata";
 import { startServer, type Running } from "../engine/http/server.ts";
 import type { EngineOptions } from "../engine/engine.ts";
-import type { Example, Registry } from "../engine/endpoints/registry.ts";
+import type { Example, Registry } from "../engine/endpoints/model.ts";
 import { clock } from "../engine/basics/clock.ts";
 import { parseIsoDay } from "../engine/basics/dates.ts";
 import { credentialVars, type Source } from "../engine/upstream/sources.ts";

@@ -7,7 +7,7 @@ import zlib from "node:zlib";
 import type { AddressInfo, LookupFunction } from "node:net";
 import { checkUrl, clearRobotsCache, isAllowedAddress, safeFetch, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../plugins/shared/safe-fetch.ts";
 import nock from "nock";
-import { USER_AGENT } from "../engine/upstream/client.ts";
+import { USER_AGENT } from "../engine/upstream/exchange.ts";
 import { isolateNetwork } from "./helpers.ts";
 
 /** A lookup that answers `answers` in turn (the last one repeats), counting the calls. */

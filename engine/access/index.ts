@@ -13,7 +13,7 @@ import type { Store, BucketClaim, KeyRecord } from "./store/types.ts";
 import type { Access, CallRequest, Grant, Receipt } from "./types.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../basics/log.ts";
-import type { Registry } from "../endpoints/registry.ts";
+import type { Registry } from "../endpoints/model.ts";
 import { accessSettings, type AccessSettings } from "./settings.ts";
 import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload } from "./x402.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";

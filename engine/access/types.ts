@@ -1,5 +1,5 @@
 // The access decision of the pipeline: who pays for a call, and how. One implementation serves HTTP and MCP.
-import type { Endpoint } from "../endpoints/registry.ts";
+import type { Endpoint } from "../endpoints/model.ts";
 import type { ParamValues } from "../endpoints/params.ts";
 import type { Problem } from "../basics/problem.ts";
 

@@ -9,10 +9,11 @@ import { checkParamSets } from "../endpoints/param-sets.ts";
 import { checkEarlyPreconditions, runSteps, type MissingPart } from "./steps.ts";
 import { withPaging } from "../endpoints/upstream-paging.ts";
 import { plain } from "../endpoints/transform.ts";
-import { UpstreamError, type Fetched, type Provenance } from "../upstream/client.ts";
+import { type Fetched, type Provenance } from "../upstream/client.ts";
+import { UpstreamError } from "../upstream/error.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
 import type { Engine } from "../engine.ts";
-import type { Endpoint } from "../endpoints/registry.ts";
+import type { Endpoint } from "../endpoints/model.ts";
 import type { PluginContext } from "../endpoints/plugin.ts";
 import type { CallRequest } from "../access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
@@ -119,7 +120,6 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
     extra,
     clientId,
     vars: endpoint.vars,
-    endpoint,
     fetch: async (req) => {
       const answer = await engine.upstream.fetch(req);
       fetched.push(answer);

@@ -2,7 +2,7 @@
 // call skips the upstream steps and the JSONata transform alike. Keyed by endpoint and validated params.
 import { LRUCache } from "lru-cache";
 import { durationMs } from "../basics/duration.ts";
-import type { Endpoint } from "../endpoints/registry.ts";
+import type { Endpoint } from "../endpoints/model.ts";
 import type { Provenance } from "../upstream/client.ts";
 import type { MissingPart } from "./steps.ts";
 

@@ -4,9 +4,10 @@
 // upstream fails is left out (a warning says so): both are null.
 import { Problem } from "../basics/problem.ts";
 import { durationMs } from "../basics/duration.ts";
-import { UpstreamError, type Fetched, type UpstreamClient } from "../upstream/client.ts";
+import { type Fetched, type UpstreamClient } from "../upstream/client.ts";
+import { UpstreamError } from "../upstream/error.ts";
 import { upstreamProblem } from "./upstream-problem.ts";
-import type { Endpoint, Step } from "../endpoints/registry.ts";
+import type { Endpoint, Step } from "../endpoints/model.ts";
 import type { ParamValues } from "../endpoints/params.ts";
 import { Template, type Scope } from "../endpoints/template.ts";
 import { pagingQuery } from "../endpoints/upstream-paging.ts";

@@ -1,7 +1,7 @@
 // How an upstream failure reaches the caller: the endpoint file's status map first, else a 502.
 import { Problem } from "../basics/problem.ts";
-import { UpstreamError } from "../upstream/client.ts";
-import type { StatusRule } from "../endpoints/registry.ts";
+import { UpstreamError } from "../upstream/error.ts";
+import type { StatusRule } from "../endpoints/model.ts";
 
 const CODES: Record<UpstreamError["kind"], string> = {
   timeout: "upstream_timeout",

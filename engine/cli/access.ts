@@ -5,7 +5,7 @@
 //   npm run payments -- reconcile                    settles the x402 calls whose settlement is unknown, against the chain
 // They use the same store as the server (DATA_DIR or DATABASE_URL).
 import { parseArgs } from "node:util";
-import type { Command } from "../commands.ts";
+import type { Command } from "./command.ts";
 import { loadConfig } from "../config.ts";
 import { openStore } from "../access/store/index.ts";
 import type { Store } from "../access/store/types.ts";

@@ -8,7 +8,7 @@ import { createLogger } from "../basics/log.ts";
 import { readSources } from "../upstream/sources.ts";
 import { UpstreamClient } from "../upstream/client.ts";
 import { createDatasets, type Datasets, type DatasetStatus } from "../datasets/index.ts";
-import type { Command } from "../commands.ts";
+import type { Command } from "./command.ts";
 
 const USAGE = "Usage: npm run sync -- <dataset> [--from <folder>] [--force]   |   npm run sync -- all [--from <folder of every dataset>]   |   npm run sync -- --list";
 

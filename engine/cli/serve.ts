@@ -1,5 +1,5 @@
 import { startServer, StartError, type Running } from "../http/server.ts";
-import type { Command } from "../commands.ts";
+import type { Command } from "./command.ts";
 
 export const serveCommands: Record<string, Command> = {
   async serve() {

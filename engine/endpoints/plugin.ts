@@ -1,7 +1,6 @@
 // What a plugin (plugins/<file>.ts, named in an endpoint file as `plugin: <file>.<function>`) is given.
 import type { ParamValues } from "./params.ts";
 import type { Provenance, UpstreamRequest } from "../upstream/client.ts";
-import type { Endpoint } from "./registry.ts";
 import type { Datasets } from "../datasets/index.ts";
 import type { DatasetHandle } from "../datasets/types.ts";
 import type { Logger } from "../basics/log.ts";
@@ -13,7 +12,6 @@ export interface PluginContext {
   /** The caller's address as the access layer saw it (Express req.ip under TRUST_PROXY; over MCP, the MCP client's). */
   clientId: string;
   vars: Record<string, unknown>;
-  endpoint: Endpoint;
   /** Calls an upstream through the shared client (cache, retries, single-flight); the answer's provenance is recorded. */
   fetch(req: UpstreamRequest): Promise<unknown>;
   /** Records where data came from when it is not an upstream call (a local dataset, a computation). */

@@ -4,7 +4,7 @@
 //   POST /credit/checkout (with X-API-Key): a Stripe Checkout URL; POST /credit/webhook: Stripe's signed events
 import express, { type Express, type Request, type Response } from "express";
 import { Problem, toProblem } from "../basics/problem.ts";
-import { sendProblem } from "./app.ts";
+import { sendProblem } from "./send-problem.ts";
 import type { Engine } from "../engine.ts";
 import { isAccessService, type AccessService } from "../access/index.ts";
 import { createCheckout, handleStripeWebhook } from "../access/stripe.ts";

@@ -6,13 +6,10 @@ import { buildOpenApi } from "./openapi.ts";
 import { renderDocsPage } from "./landing-page.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
+import { sendProblem } from "./send-problem.ts";
 import { mountMcp } from "../mcp/index.ts";
 import { credentialState, missingCredentials } from "../upstream/sources.ts";
 import type { Engine } from "../engine.ts";
-
-export function sendProblem(res: Response, problem: Problem, instance?: string): void {
-  res.status(problem.status).set(problem.headers).type("application/problem+json").send(JSON.stringify(problem.body(instance)));
-}
 
 export function createHttpApp(engine: Engine): Express {
   const app = express();

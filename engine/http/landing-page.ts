@@ -2,7 +2,7 @@
 import { PROBLEM_TITLES } from "../basics/problem.ts";
 import { describeAllowed } from "../endpoints/params.ts";
 import { esc, page } from "./html-page.ts";
-import type { Registry, Endpoint } from "../endpoints/registry.ts";
+import type { Registry, Endpoint } from "../endpoints/model.ts";
 
 export function exampleUrl(e: Endpoint, baseUrl: string): string {
   const params = e.examples[0]?.params ?? {};

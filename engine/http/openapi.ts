@@ -1,35 +1,8 @@
 // The OpenAPI 3.1 document, generated from the endpoint files.
-import { describeAllowed, defaultValue, exampleValue, type ParamSpec } from "../endpoints/params.ts";
-import type { Registry, Endpoint } from "../endpoints/registry.ts";
+import { paramDescription, paramSchema } from "../endpoints/param-schema.ts";
+import type { Registry, Endpoint } from "../endpoints/model.ts";
 
 const VERSION = "1.1.0";
-
-export function paramSchema(spec: ParamSpec, name = "value"): Record<string, unknown> {
-  const s: Record<string, unknown> = {};
-  if (spec.type === "array") {
-    s.type = "array";
-    s.items = { type: spec.items?.type ?? "string", ...(spec.items?.enum ? { enum: spec.items.enum } : {}), ...(spec.items?.pattern ? { pattern: spec.items.pattern } : {}) };
-    if (spec.maxItems) s.maxItems = spec.maxItems;
-  } else if (spec.format === "latitude" || spec.format === "longitude") {
-    s.type = "number";
-    s.minimum = spec.format === "latitude" ? -90 : -180;
-    s.maximum = spec.format === "latitude" ? 90 : 180;
-  } else {
-    s.type = spec.type;
-    if (spec.format === "date") s.format = "date";
-    else if (spec.format) s["x-format"] = spec.format;
-  }
-  for (const k of ["minimum", "maximum", "minLength", "maxLength", "pattern", "enum"] as const) if (spec[k] !== undefined) s[k] = spec[k];
-  const d = typeof spec.default === "string" && spec.default.startsWith("today") ? undefined : defaultValue(spec);
-  if (d !== undefined) s.default = d;
-  if (spec.example !== undefined) s.examples = [exampleValue(name, spec, spec.example)];
-  return s;
-}
-
-export function paramDescription(spec: ParamSpec): string {
-  const rel = typeof spec.default === "string" && spec.default.startsWith("today") ? ` Default: ${spec.default}.` : "";
-  return `${spec.description}${rel} Allowed: ${describeAllowed(spec)}.`;
-}
 
 /** A derived answer schema without its file comment. */
 function openApiSchema(schema: Record<string, unknown>): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { createSearchIndex } from "../search/index.ts";
 import { endpointCard, inputSchema } from "../search/card.ts";
 import { jsonResult, problemResult, successResult } from "./results.ts";
 import type { Engine } from "../engine.ts";
-import type { Endpoint } from "../endpoints/registry.ts";
+import type { Endpoint } from "../endpoints/model.ts";
 
 /** Who is calling: from the MCP HTTP request and the tools/call request's _meta. */
 export interface Caller {

@@ -7,7 +7,8 @@ import { LRUCache } from "lru-cache";
 import { authFor, credentialState, envQuery, effectiveBaseUrl, missingCredentials, publicBaseUrl, redactSecrets, type Source } from "./sources.ts";
 import { OAuth2Tokens } from "./oauth2.ts";
 import { parseBodyOffThread, type BodyFormat, type CsvOptions } from "./parse-body.ts";
-import { exchange, ExchangeError, formatBytes, type Exchange } from "./exchange.ts";
+import { exchange, ExchangeError, formatBytes, USER_AGENT, type Exchange } from "./exchange.ts";
+import { UpstreamError, type UpstreamFailure } from "./error.ts";
 import { Problem } from "../basics/problem.ts";
 import { checkUrl, SafeFetchError } from "./url-gate.ts";
 import type { Logger } from "../basics/log.ts";
@@ -55,29 +56,6 @@ export interface Fetched extends Provenance {
   body: unknown;
 }
 
-export type UpstreamFailure = "timeout" | "network" | "status" | "parse" | "rejected" | "unexpected" | "too_large" | "redirect" | "off_source";
-
-export class UpstreamError extends Error {
-  readonly kind: UpstreamFailure;
-  readonly source: string;
-  readonly url: string;
-  readonly status?: number;
-  readonly text?: string;
-  rejectIndex?: number;
-  /** Seconds the upstream asked us to wait (Retry-After), passed on to the caller. */
-  retryAfter?: number;
-  constructor(kind: UpstreamFailure, source: string, url: string, message: string, status?: number, text?: string) {
-    super(message);
-    this.kind = kind;
-    this.source = source;
-    this.url = url;
-    this.status = status;
-    this.text = text;
-  }
-}
-
-/** Sent to every upstream that does not need another; UPSTREAM_USER_AGENT replaces it (name a contact there). */
-export const USER_AGENT = "public-data-api/1.1 (+https://github.com/public-data-api; pay-per-call public data for AI agents)";
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_DELAY_MS = 200;
 const DAY_MS = 86_400_000;

@@ -4,6 +4,9 @@
 // Dataset downloads follow redirects by the same rule (checkRedirect).
 import got from "got";
 
+/** Sent to every upstream that does not need another; UPSTREAM_USER_AGENT replaces it (name a contact there). */
+export const USER_AGENT = "public-data-api/1.1 (+https://github.com/public-data-api; pay-per-call public data for AI agents)";
+
 export interface Exchange {
   status: number;
   headers: Record<string, string | string[] | undefined>;

@@ -2,7 +2,8 @@
 // per source, refreshed shortly before they expire, and forgotten when the upstream refuses one (a 401), so the
 // upstream client can retry once with a fresh token. Neither the client secret nor a token is ever logged.
 import got from "got";
-import { UpstreamError, USER_AGENT } from "./client.ts";
+import { UpstreamError } from "./error.ts";
+import { USER_AGENT } from "./exchange.ts";
 import type { Source } from "./sources.ts";
 import type { Logger } from "../basics/log.ts";
 

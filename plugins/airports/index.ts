@@ -1,6 +1,6 @@
 // The airports group, answered from the local OurAirports dataset (plugins/datasets/airports.ts).
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import { boxesAround, type Point } from "../shared/geo.ts";
 import { originFromParams as origin } from "../shared/origin.ts";
 import { compactAirport, datasetType, frequenciesByType, frequency, fromOrigin, fullAirport, navaid, runway, shortType } from "./shape.ts";

@@ -1,7 +1,7 @@
 // doi: the endpoints that need more than one registry. A DOI belongs to one registration agency: Crossref
 // answers for its own and says 404 for the rest, so Crossref is asked first and DataCite second.
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import { htmlText } from "../../engine/endpoints/transform-helpers.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 

@@ -4,7 +4,7 @@ import net from "node:net";
 import { domainToUnicode } from "node:url";
 import { Problem, badParam } from "../../engine/basics/problem.ts";
 import { domainHost } from "../../engine/endpoints/formats.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@
 // answer says which of the two answered (source) and why the fallback was used (fallback_reason).
 import Holidays from "date-holidays";
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { ParamValues } from "../../engine/endpoints/params.ts";
 import { zonesOfCountry } from "../time-zones/tz.ts";

@@ -2,7 +2,7 @@
 // the postcode, else from postcodes.io (Northern Ireland, postcodes newer than the local copy, or no local copy).
 // Any plugin can use it: resolvePostcode(ctx, "postcode").
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { PostcodeIndex } from "../datasets/gb-postcodes.ts";
 

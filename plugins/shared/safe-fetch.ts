@@ -17,7 +17,7 @@ import got from "got";
 import robotsParserModule from "robots-parser";
 import { LRUCache } from "lru-cache";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
-import { USER_AGENT } from "../../engine/upstream/client.ts";
+import { USER_AGENT } from "../../engine/upstream/exchange.ts";
 import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/upstream/url-gate.ts";
 
 export { checkUrl, isAllowedAddress, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../../engine/upstream/url-gate.ts";

@@ -3,7 +3,7 @@
 // come out scrambled). The endpoint's transform reads the metadata from `doc`, the same tree `format: xml` gives.
 import { XMLParser } from "fast-xml-parser";
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import { parseBody } from "../../engine/upstream/parse-body.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 

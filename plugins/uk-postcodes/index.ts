@@ -2,7 +2,7 @@
 // shared postcode resolver: the local Code-Point Open copy first, then postcodes.io). Northern Ireland (BT)
 // postcodes are refused by the endpoint files before any call (licence), except validate's format check.
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
 

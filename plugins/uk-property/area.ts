@@ -3,7 +3,7 @@
 // and flood warnings within 5 km (Environment Agency). A part that fails is reported in the answer with its error;
 // only the postcode lookup, which every other part needs, is fatal.
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { clock } from "../calculators/clock.ts";
 import { salesIn, summarise } from "./prices.ts";

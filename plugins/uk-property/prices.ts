@@ -2,7 +2,7 @@
 // The PPD report app answers a CSV without a header row whose fields are all quoted (addresses hold commas), so it
 // is parsed as rows of columns by position; the UKHPI download is a CSV with a header row, one row per month.
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { addMonths, day, isoDay } from "../calculators/calendar.ts";
 import { clock } from "../calculators/clock.ts";

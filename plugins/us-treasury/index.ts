@@ -1,7 +1,7 @@
 // us-treasury/yield-history: the daily par yield curve is published as one CSV per year, so a range reads each
 // year's file (concurrently, through the shared client and its cache); at most the last MAX_YEARS of a longer
 // range. The endpoint's transform picks the maturity and the days.
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const MAX_YEARS = 5;

@@ -3,7 +3,7 @@
 // can be missing (404), empty (every value null) or hours old when the station is offline, so up to three
 // stations are tried and the first fresh, non-empty observation wins (else the freshest one found, with its age).
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 type Row = Record<string, any>;

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 // ---- check
