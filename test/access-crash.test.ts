@@ -75,7 +75,7 @@ for (const open of [sqlite, postgres]) {
 
     it("loses nothing: every 200 is charged, a charge beyond them only for calls the kill cut off, counters and balances = ledger", async () => {
       // A slow Bank of England: calls are in flight when the server is killed.
-      const csv = fixture("bank-of-england/IUDBEDR.csv");
+      const csv = fixture("bank-of-england:IUDBEDR.csv");
       upstream = http.createServer((_req, res) => void setTimeout(() => res.writeHead(200, { "content-type": "application/csv" }).end(csv), 25));
       await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", () => r()));
       backend = await open();

@@ -113,7 +113,7 @@ describe("interrupted calls on PostgreSQL", function () {
   });
 
   it("a sweep never gives back a call that is still running: calls of 3 s with a 1 s lease are charged once, as answered", async () => {
-    const csv = fixture("bank-of-england/IUDBEDR.csv");
+    const csv = fixture("bank-of-england:IUDBEDR.csv");
     const slow = http.createServer((_req, res) => void setTimeout(() => res.writeHead(200, { "content-type": "application/csv" }).end(csv), 3000));
     await new Promise<void>((r) => slow.listen(0, "127.0.0.1", () => r()));
     try {

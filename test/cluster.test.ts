@@ -22,7 +22,7 @@ const day = (i: number) => new Date(Date.UTC(1990, 0, 1) + i * 86_400_000).toISO
 
 /** A loopback Bank of England that notes when each request arrived, per `Datefrom`. */
 async function bankOfEngland(delayMs: number) {
-  const csv = fixture("bank-of-england/IUDBEDR.csv");
+  const csv = fixture("bank-of-england:IUDBEDR.csv");
   const arrivals: { at: number; from: string }[] = [];
   // 1 January 1985 is a day it fails on; on 2 January 1985 it asks to be left alone for a minute.
   const server = http.createServer((req, res) => {

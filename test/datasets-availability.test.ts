@@ -1,14 +1,14 @@
 // A dataset load does not hold up the server: /health keeps answering while a 20 MB file is parsed, and stopping
 // the server during a download or a parse ends it at once, without an error. The upstream is a loopback server
 // standing in for OurAirports (UPSTREAM_OURAIRPORTS): a 20 MB airports.csv that is not the OurAirports format
-// (so its parse runs to the end and is refused), the other five files from test/fixtures/datasets/airports.
+// (so its parse runs to the end and is refused), the other five files from plugins/airports/fixtures/airports.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pino } from "pino";
-import { FIXTURES, freeAccess, getJson, startTestServer } from "./helpers.ts";
+import { datasetCopy, freeAccess, getJson, startTestServer } from "./helpers.ts";
 import type { Running } from "../engine/http/server.ts";
 
 const JUNK = Buffer.from("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t\n".repeat(500_000));
@@ -19,7 +19,7 @@ interface LogLine { level: number; msg: string; dataset?: string; error?: string
 async function ourAirports(opts: { hold?: boolean } = {}): Promise<{ url: string; close: () => void }> {
   const server = http.createServer((req, res) => {
     const file = path.basename(new URL(req.url ?? "/", "http://x").pathname);
-    if (file !== "airports.csv") return void res.end(fs.readFileSync(path.join(FIXTURES, "datasets", "airports", file)));
+    if (file !== "airports.csv") return void res.end(fs.readFileSync(datasetCopy("airports", file)));
     res.writeHead(200, { "content-length": String(JUNK.length) });
     if (opts.hold) res.write(JUNK.subarray(0, 64 * 1024));
     else res.end(JUNK);

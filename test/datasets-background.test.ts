@@ -10,11 +10,10 @@ import { promisify } from "node:util";
 import { loadDefinitions } from "../engine/datasets/definitions.ts";
 import { zipEntries } from "../engine/datasets/zip.ts";
 import { readSources } from "../engine/upstream/sources.ts";
-import { FIXTURES, ROOT, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
+import { datasetCopy, ROOT, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
 import { fixtureUpstream } from "./support/dataset-upstream.ts";
 import type { Running } from "../engine/http/server.ts";
 
-const DATASETS = path.join(FIXTURES, "datasets");
 
 describe("datasets on a fresh start", () => {
   let server: Running | undefined;
@@ -65,10 +64,10 @@ describe("npm run sync -- all --from <dir>", () => {
     for (const def of definitions.values()) {
       const target = path.join(from, def.folder);
       if (def.name !== "gb-postcodes") {
-        fs.symlinkSync(path.join(DATASETS, def.name), target);
+        fs.symlinkSync(datasetCopy(def.name), target);
         continue;
       }
-      for (const e of zipEntries(fs.readFileSync(path.join(DATASETS, def.name, "codepo_gb.zip")))) {
+      for (const e of zipEntries(fs.readFileSync(datasetCopy(def.name, "codepo_gb.zip")))) {
         if (e.name.endsWith("/")) continue;
         fs.mkdirSync(path.dirname(path.join(target, e.name)), { recursive: true });
         fs.writeFileSync(path.join(target, e.name), e.read());
@@ -86,7 +85,7 @@ describe("npm run sync -- all --from <dir>", () => {
     const from = tempDir("pda-some-");
     const definitions = await loadDefinitions(ROOT, readSources(path.join(ROOT, "sources.yaml")));
     const airports = definitions.get("airports")!;
-    fs.symlinkSync(path.join(DATASETS, "airports"), path.join(from, airports.folder));
+    fs.symlinkSync(datasetCopy("airports"), path.join(from, airports.folder));
     const run = await syncAll(from);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^airports /m);

@@ -40,7 +40,7 @@ describe("a dataset that is not loaded comes before payment", function () {
     it(`${endpoint.key}: ${example.title ?? JSON.stringify(example.params)}`, async () => {
       setClock(example);
       const url = (s: Running) => `${s.url}${endpoint.path}${queryString(example.params)}`;
-      mockExample(registry, example as Example);
+      mockExample(registry, endpoint.group, example as Example);
       const served = await getJson(url(free));
       nock.cleanAll();
       if (served.body.code !== "dataset_not_loaded") return; // this call does not need a dataset (a fallback served it)

@@ -19,12 +19,12 @@ import { Problem } from "../engine/basics/problem.ts";
 import { RefreshSchedule } from "../engine/datasets/refresh.ts";
 import { ROOT, isolateNetwork, tempDir } from "./helpers.ts";
 import type { DatasetDefinition } from "../engine/datasets/types.ts";
-import wordsDataset from "./support/datasets-root/plugins/datasets/words.ts";
+import wordsDataset from "./support/datasets-root/plugins/words/words.dataset.ts";
 
 const log = pino({ level: "silent" });
 const quiet = { phase() {}, tick() {}, log() {}, done() {} };
 
-/** Where the words dataset is declared (test/support/datasets-root/plugins/datasets/words.ts): its load runs from there. */
+/** The root whose plugins/words/words.dataset.ts declares the words dataset: its load runs from there. */
 const WORDS_ROOT = path.join(ROOT, "test", "support", "datasets-root");
 
 /** The words dataset, counting the builds of its index. */
@@ -284,9 +284,9 @@ describe("datasets", () => {
     });
   });
 
-  it("test servers load test/fixtures/datasets/<name> once per engine", async () => {
+  it("test servers load plugins/<group>/fixtures/<name> once per engine", async () => {
     datasets = await createDatasets({ config: loadConfig({ DATA_DIR: tempDir() }), log, upstream: new UpstreamClient(readSources(path.join(ROOT, "sources.yaml")), { timeoutMs: 1_000, retries: 0, cacheMaxEntries: 1, log }) }, { refresh: false });
-    assert.ok(datasets.definitions.has("airports"), "plugins/datasets/airports.ts is discovered");
+    assert.ok(datasets.definitions.has("airports"), "plugins/airports/airports.dataset.ts is discovered");
     await datasets.loadTestDatasets(["airports"]);
     const v = datasets.use("airports").version;
     await datasets.loadTestDatasets(["airports"]);
@@ -343,17 +343,17 @@ describe("datasets", () => {
 
     it("loads a dataset from a folder and lists it with its counts", async () => {
       const dataDir = tempDir();
-      const sync = await run(["airports", "--from", "test/fixtures/datasets/airports"], dataDir);
+      const sync = await run(["airports", "--from", "plugins/airports/fixtures/airports"], dataDir);
       assert.equal(sync.code, 0, sync.stderr);
       assert.match(sync.stdout, /airports 18, runways 36/);
       const list = await run(["--list"], dataDir);
       assert.match(list.stdout, /^airports {2}OurAirports/m);
-      assert.match(list.stdout, /airports\.csv: .*test\/fixtures\/datasets\/airports\/airports\.csv/);
+      assert.match(list.stdout, /airports\.csv: .*plugins\/airports\/fixtures\/airports\/airports\.csv/);
     });
 
     it("exits 1 and says why when the folder lacks the files, and 2 for an unknown dataset", async () => {
       const dataDir = tempDir();
-      const failed = await run(["airports", "--from", "test/fixtures"], dataDir);
+      const failed = await run(["airports", "--from", "plugins/airports/fixtures"], dataDir);
       assert.equal(failed.code, 1);
       assert.match(failed.stderr, /lacks airports\.csv/);
       const unknown = await run(["no-such-dataset"], dataDir);

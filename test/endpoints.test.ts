@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { type Registry } from "../engine/endpoints/model.ts";
-import { FIXTURES, ROOT, freeAccess, getJson, mockExample, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "./helpers.ts";
+import { fixtureFile, ROOT, freeAccess, getJson, mockExample, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "./helpers.ts";
 import type { Running } from "../engine/http/server.ts";
 import type { Access } from "../engine/access/types.ts";
 import { Problem } from "../engine/basics/problem.ts";
@@ -43,7 +43,7 @@ describe("every endpoint file", () => {
       const answers: unknown[] = [];
       const validate = endpoint.output && !UPDATE_ANSWER_SCHEMAS ? ajv.compile(endpoint.output) : undefined;
       after(() => {
-        if (UPDATE_ANSWER_SCHEMAS && answers.length) writeAnswerSchema(ROOT, endpoint.group, endpoint.operation, answers);
+        if (UPDATE_ANSWER_SCHEMAS && answers.length) writeAnswerSchema(path.join(ROOT, path.dirname(endpoint.file)), endpoint.operation, answers);
       });
       it("has a typed answer (its output schema)", () => {
         if (UPDATE_ANSWER_SCHEMAS) return;
@@ -54,13 +54,13 @@ describe("every endpoint file", () => {
         // Price 0 only for an endpoint served within the free allowance only, which its description must say.
         assert.ok(endpoint.price > 0 || (endpoint.price === 0 && /free allowance only/i.test(endpoint.description)), "price > 0, or 0 with \"free allowance only\" in the description");
         for (const ex of endpoint.examples) {
-          for (const f of ex.fixtures ?? []) assert.ok(fs.existsSync(path.join(FIXTURES, f.file)), `fixture ${f.file} exists`);
+          for (const f of ex.fixtures ?? []) assert.ok(fs.existsSync(fixtureFile(f.file, endpoint.group)), `fixture ${f.file} exists`);
         }
       });
       for (const [i, example] of endpoint.examples.entries()) {
         it(example.title ?? `example ${i + 1}: ${JSON.stringify(example.params)}`, async () => {
           setClock(example);
-          const scopes = mockExample(registry!, example);
+          const scopes = mockExample(registry!, endpoint.group, example);
           if (example.datasets?.length) await server.engine.datasets.loadTestDatasets?.(example.datasets);
           const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
           assert.equal(res.status, example.status ?? 200, `status (body: ${JSON.stringify(res.body).slice(0, 400)})`);

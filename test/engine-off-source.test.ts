@@ -75,7 +75,7 @@ describe("engine: an upstream's link to another server (us-weather)", () => {
   let other: Awaited<ReturnType<typeof bystander>>;
   /** The real /points answer, its links pointing at the bystander through a user name. */
   const points = () => {
-    const body = JSON.parse(fixture("us-weather/points-30-minus85.json"));
+    const body = JSON.parse(fixture("us-weather:points-30-minus85.json"));
     const evil = `https://api.weather.gov@127.0.0.1:${other.port}`;
     body.properties.forecast = `${evil}/gridpoints/TAE/58,65/forecast`;
     body.properties.observationStations = `${evil}/gridpoints/TAE/58,65/stations`;

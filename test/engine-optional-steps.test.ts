@@ -18,7 +18,7 @@ describe("optional steps and when", function () {
   const get = (pathAndQuery: string) => getJson(`${server.url}/v1/${pathAndQuery}`);
   useTestServer({ access: freeAccess }, (s) => (server = s));
 
-  const bill = () => nock(BILLS).get("/Bills/4065").reply(200, fixture("uk-parliament-bills/bill-4065.json"), json);
+  const bill = () => nock(BILLS).get("/Bills/4065").reply(200, fixture("uk-parliament-bills:bill-4065.json"), json);
 
   for (const [what, reply] of [
     ["answers HTTP 500", (s: nock.Interceptor) => s.reply(500, "Internal Server Error")],
@@ -38,7 +38,7 @@ describe("optional steps and when", function () {
       assert.match(res.body.meta.warnings[0].detail, /parliament-bills .*; the answer is given without its types part/);
 
       // Neither the failed look-up nor the answer built without it is reused: the next call asks again.
-      const types = nock(BILLS).get("/BillTypes").reply(200, fixture("uk-parliament-bills/bill-types.json"), json);
+      const types = nock(BILLS).get("/BillTypes").reply(200, fixture("uk-parliament-bills:bill-types.json"), json);
       const again = await get("uk-parliament-bills/bill?id=4065");
       assert.equal(again.status, 200);
       assert.ok(types.isDone(), "the bill types were asked for again");
@@ -49,14 +49,14 @@ describe("optional steps and when", function () {
 
   it("still fails the call when the main step fails", async () => {
     nock(BILLS).get("/Bills/4065").times(2).reply(500, "Internal Server Error");
-    nock(BILLS).get("/BillTypes").optionally().reply(200, fixture("uk-parliament-bills/bill-types.json"), json);
+    nock(BILLS).get("/BillTypes").optionally().reply(200, fixture("uk-parliament-bills:bill-types.json"), json);
     const res = await get("uk-parliament-bills/bill?id=4065");
     assert.equal(res.status, 502);
   });
 
   it("searches bills when the bill-types look-up fails", async () => {
     nock(BILLS).get("/BillTypes").times(2).reply(503, "busy");
-    nock(BILLS).get("/Bills").query(true).reply(200, fixture("uk-parliament-bills/search-armed-forces.json"), json);
+    nock(BILLS).get("/Bills").query(true).reply(200, fixture("uk-parliament-bills:search-armed-forces.json"), json);
     const res = await get("uk-parliament-bills/search?q=armed%20forces");
     assert.equal(res.status, 200);
     assert.equal(res.body.data.bills[0].id, 4065);
@@ -65,7 +65,7 @@ describe("optional steps and when", function () {
   });
 
   it("answers an NHS organisation when the role list fails: role names are null", async () => {
-    nock(ODS).get("/organisations/RWR").reply(200, fixture("nhs-organisations/organisation-RWR.json"), json);
+    nock(ODS).get("/organisations/RWR").reply(200, fixture("nhs-organisations:organisation-RWR.json"), json);
     nock(ODS).get("/roles").reply(200, MAINTENANCE, { "content-type": "text/html" });
     const res = await get("nhs-organisations/organisation?code=RWR");
     assert.equal(res.status, 200);
@@ -78,7 +78,7 @@ describe("optional steps and when", function () {
 
   it("searches NHS organisations without a role without asking for the role list", async () => {
     const search = nock(ODS).get("/organisations").query({ Name: "hertfordshire", Status: "Active", Limit: "20" })
-      .reply(200, fixture("nhs-organisations/search-hertfordshire-trusts.json"), json);
+      .reply(200, fixture("nhs-organisations:search-hertfordshire-trusts.json"), json);
     const res = await get("nhs-organisations/search?name=hertfordshire");
     assert.equal(res.status, 200);
     assert.equal(res.body.data.count, 2);
@@ -87,7 +87,7 @@ describe("optional steps and when", function () {
 
   it("lists the police data months when the last-updated stamp fails", async () => {
     nock(POLICE).get("/crime-last-updated").times(2).reply(500, "oops");
-    nock(POLICE).get("/crimes-street-dates").reply(200, fixture("uk-police/crimes-street-dates.json"), json);
+    nock(POLICE).get("/crimes-street-dates").reply(200, fixture("uk-police:crimes-street-dates.json"), json);
     const res = await get("uk-police/months");
     assert.equal(res.status, 200);
     assert.ok(res.body.data.count > 0);

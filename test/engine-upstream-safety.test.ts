@@ -26,7 +26,7 @@ async function fakeUpstream(): Promise<{ url: string; requests: () => number; an
   };
 }
 
-const csv = (_req: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { "content-type": "application/csv" }).end(fixture("bank-of-england/IUDBEDR.csv"));
+const csv = (_req: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { "content-type": "application/csv" }).end(fixture("bank-of-england:IUDBEDR.csv"));
 const BANK_RATE = "/v1/bank-of-england/bank-rate?from=2025-08-01";
 
 describe("upstream safety", () => {

@@ -87,7 +87,7 @@ describe("engine", () => {
   });
 
   it("recovers when a retry succeeds", async () => {
-    nock(BOE).get(BOE_PATH).query(true).reply(503, "busy").get(BOE_PATH).query(true).reply(200, fixture("bank-of-england/IUDBEDR.csv"));
+    nock(BOE).get(BOE_PATH).query(true).reply(503, "busy").get(BOE_PATH).query(true).reply(200, fixture("bank-of-england:IUDBEDR.csv"));
     const res = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.latest.value, 4);
@@ -103,7 +103,7 @@ describe("engine", () => {
   });
 
   it("answers 502 when the Bank of England sends its HTML page for a fixed series", async () => {
-    nock(BOE).get(BOE_PATH).query(true).reply(200, fixture("bank-of-england/not-a-series.html"), { "content-type": "text/html" });
+    nock(BOE).get(BOE_PATH).query(true).reply(200, fixture("bank-of-england:not-a-series.html"), { "content-type": "text/html" });
     const res = await getJson(`${server.url}/v1/bank-of-england/gbp-usd`);
     assert.equal(res.status, 502);
     assert.match(res.body.detail, /HTML page instead of the CSV/);
@@ -117,14 +117,14 @@ describe("engine", () => {
   });
 
   it("sends an identifying User-Agent", async () => {
-    const scope = nock(ONS, { reqheaders: { "user-agent": USER_AGENT } }).get("/v1/data").query(true).reply(200, fixture("uk-economy/d7g7-mm23.json"));
+    const scope = nock(ONS, { reqheaders: { "user-agent": USER_AGENT } }).get("/v1/data").query(true).reply(200, fixture("uk-economy:d7g7-mm23.json"));
     const res = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`);
     assert.equal(res.status, 200);
     assert.ok(scope.isDone());
   });
 
   it("serves a repeated call from the cache and says so", async () => {
-    const scope = nock(ONS).get("/v1/data").query({ uri: CPI_URI }).once().reply(200, fixture("uk-economy/d7g7-mm23.json"));
+    const scope = nock(ONS).get("/v1/data").query({ uri: CPI_URI }).once().reply(200, fixture("uk-economy:d7g7-mm23.json"));
     const first = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`);
     const second = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate?values=3`);
     assert.equal(first.body.meta.sources[0].cached, false);
@@ -139,7 +139,7 @@ describe("engine", () => {
     let requests = 0;
     nock(ONS).get("/v1/data").query(true).delay(150).reply(() => {
       requests++;
-      return [200, fixture("uk-economy/d7g7-mm23.json")];
+      return [200, fixture("uk-economy:d7g7-mm23.json")];
     }).persist();
     const results = await Promise.all(Array.from({ length: 8 }, () => getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`)));
     assert.deepEqual(results.map((r) => r.status), Array(8).fill(200));
@@ -147,7 +147,7 @@ describe("engine", () => {
   });
 
   it("says in every answer where the data came from", async () => {
-    nock(ONS).get("/v1/data").query(true).reply(200, fixture("uk-economy/d7g7-mm23.json"));
+    nock(ONS).get("/v1/data").query(true).reply(200, fixture("uk-economy:d7g7-mm23.json"));
     const res = await getJson(`${server.url}/v1/uk-economy/cpi-annual-rate`);
     const src = res.body.meta.sources[0];
     assert.equal(src.source, "ons");
@@ -210,7 +210,7 @@ describe("upstream sources", () => {
     let requests = 0;
     const slow = http.createServer((_req, res) => {
       requests++;
-      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(fixture("uk-economy/d7g7-mm23.json")), 1_500);
+      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(fixture("uk-economy:d7g7-mm23.json")), 1_500);
     });
     await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
     const port = (slow.address() as AddressInfo).port;
@@ -232,7 +232,7 @@ describe("upstream sources", () => {
     const seen: string[] = [];
     const mirror = http.createServer((req, res) => {
       seen.push(req.url!);
-      res.writeHead(200, { "content-type": "application/csv" }).end(fixture("bank-of-england/IUDBEDR.csv"));
+      res.writeHead(200, { "content-type": "application/csv" }).end(fixture("bank-of-england:IUDBEDR.csv"));
     });
     await new Promise<void>((r) => mirror.listen(0, "127.0.0.1", r));
     const port = (mirror.address() as AddressInfo).port;
@@ -327,7 +327,7 @@ examples:
   });
 
   it("takes a postcode input in YAML alone: locate it, then query by latitude and longitude", async () => {
-    nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("postcodes-io/TR18-5EG.json"));
+    nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("uk-postcodes:TR18-5EG.json"));
     const things = nock("https://data.food.gov.uk").get("/things").query({ lat: "50.101832", lng: "-5.549482", pageNumber: "2" }).reply(200, { items: [1, 2, 3] });
     const res = await getJson(`${server.url}/v1/demo/near?postcode=tr185eg&page=2`);
     assert.equal(res.status, 200);

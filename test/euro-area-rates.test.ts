@@ -8,7 +8,7 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { type Registry } from "../engine/endpoints/model.ts";
-import { FIXTURES, ROOT } from "./helpers.ts";
+import { ROOT } from "./helpers.ts";
 
 // Data structure definitions (ECB Data Portal, https://data.ecb.europa.eu/help/api/data: "take the value for each
 // of the Dimensions following the order in which the Dimensions are defined in the DSD"). FM and YC share
@@ -94,7 +94,7 @@ describe("euro-area-rates series keys", () => {
   });
 
   it("every recorded answer: its dimension columns are the documented ones and each KEY is made of them", () => {
-    const dir = path.join(FIXTURES, "euro-area-rates");
+    const dir = path.join(ROOT, "endpoints", "euro-area-rates", "fixtures");
     for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".csv"))) {
       const rows = parse(fs.readFileSync(path.join(dir, file), "utf8"), { columns: true }) as Record<string, string>[];
       assert.ok(rows.length, `${file} has rows`);

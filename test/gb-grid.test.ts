@@ -15,7 +15,7 @@ describe("gb-grid defaults to now", () => {
 
   it("intensity-forecast asks for the forecast from the current half-hour", async () => {
     let asked = "";
-    nock(CI).get((p: string) => { asked = p; return /^\/intensity\/.+\/fw48h$/.test(p); }).reply(200, fixture("gb-grid/intensity-fw48h.json"), { "content-type": "application/json" });
+    nock(CI).get((p: string) => { asked = p; return /^\/intensity\/.+\/fw48h$/.test(p); }).reply(200, fixture("gb-grid:intensity-fw48h.json"), { "content-type": "application/json" });
     const res = await getJson(`${server.url}/v1/gb-grid/intensity-forecast`);
     assert.equal(res.status, 200);
     const from = asked.split("/")[2];
@@ -25,7 +25,7 @@ describe("gb-grid defaults to now", () => {
 
   it("greenest-window for a full postcode asks the regional route with its outward code, from now", async () => {
     let asked = "";
-    nock(CI).get((p: string) => { asked = p; return /^\/regional\/intensity\/.+\/fw48h\/postcode\/BS16$/.test(p); }).reply(200, fixture("gb-grid/regional-fw48h-bs16.json"), { "content-type": "application/json" });
+    nock(CI).get((p: string) => { asked = p; return /^\/regional\/intensity\/.+\/fw48h\/postcode\/BS16$/.test(p); }).reply(200, fixture("gb-grid:regional-fw48h-bs16.json"), { "content-type": "application/json" });
     const res = await getJson(`${server.url}/v1/gb-grid/greenest-window?duration_minutes=30&postcode=BS16%205HD`);
     assert.equal(res.status, 200);
     assert.match(asked.split("/")[3], HALF_HOUR);
@@ -34,7 +34,7 @@ describe("gb-grid defaults to now", () => {
   it("frequency asks Elexon for the last minutes up to now", async () => {
     let query: Record<string, string> = {};
     nock(ELEXON).get("/bmrs/api/v1/datasets/FREQ").query((q) => { query = q as Record<string, string>; return true; })
-      .reply(200, fixture("gb-grid/freq-2026-05-08.json"), { "content-type": "application/json" });
+      .reply(200, fixture("gb-grid:freq-2026-05-08.json"), { "content-type": "application/json" });
     const res = await getJson(`${server.url}/v1/gb-grid/frequency?minutes=5`);
     assert.equal(res.status, 200);
     assert.equal(query.format, "json");

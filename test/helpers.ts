@@ -1,4 +1,4 @@
-// Shared by the tests: a real server on a loopback port, nock for upstreams, fixtures from test/fixtures.
+// Shared by the tests: a real server on a loopback port, nock for upstreams, fixtures from endpoints/<group>/fixtures/.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,13 +11,27 @@ import { clock } from "../engine/basics/clock.ts";
 import { parseIsoDay } from "../engine/basics/dates.ts";
 import { credentialVars, type Source } from "../engine/upstream/sources.ts";
 import type { Access } from "../engine/access/types.ts";
+import { testCopyDir } from "../engine/datasets/definitions.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
-export const FIXTURES = path.join(ROOT, "test", "fixtures");
 
-export function fixture(file: string): string {
-  return fs.readFileSync(path.join(FIXTURES, file), "utf8");
+/**
+ * A recorded upstream answer: `<file>` in the group's own endpoints/<group>/fixtures/, or `<group>:<file>` in
+ * another group's (the group whose upstream it is keeps it; others name it so).
+ */
+export function fixtureFile(ref: string, group?: string): string {
+  const named = /^([a-z0-9-]+):(.+)$/.exec(ref);
+  const owner = named ? named[1] : group;
+  if (!owner) throw new Error(`fixture "${ref}": say whose it is, as <group>:<file>`);
+  return path.join(ROOT, "endpoints", owner, "fixtures", named ? named[2] : ref);
 }
+
+export function fixture(ref: string, group?: string): string {
+  return fs.readFileSync(fixtureFile(ref, group), "utf8");
+}
+
+/** A dataset's test copy, beside its definition: plugins/<group>/fixtures/<name>/. */
+export const datasetCopy = (name: string, ...file: string[]): string => path.join(testCopyDir(ROOT, name), ...file);
 
 export function tempDir(prefix = "pda-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -90,7 +104,7 @@ export function mockTokenRequest(source: Source, reply: { access_token?: string;
  * example (the engine's caches, tokens included, are cleared after each test). A fixture that states its request (query, headers, method,
  * body) matches only that request: a request that differs reaches no recording and fails the example.
  */
-export function mockExample(registry: Registry, example: Example): nock.Scope[] {
+export function mockExample(registry: Registry, group: string, example: Example): nock.Scope[] {
   const oauth2 = new Set((example.fixtures ?? []).map((f) => (f.source ? registry.sources.get(f.source) : undefined)).filter((s) => s?.auth?.type === "oauth2"));
   const tokens = [...oauth2].map((s) => mockTokenRequest(s!));
   return [...tokens, ...(example.fixtures ?? []).map((f) => {
@@ -101,7 +115,7 @@ export function mockExample(registry: Registry, example: Example): nock.Scope[] 
     const scope = nock(f.origin ?? f.base_url ?? source!.base_url);
     for (const [name, value] of Object.entries(f.headers ?? {})) scope.matchHeader(name, value);
     const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : f.method === "HEAD" ? scope.head(f.path) : scope.get(f.path);
-    return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file), { "content-type": type, ...f.reply_headers });
+    return interceptor.query(f.query ?? true).reply(f.status ?? 200, fixture(f.file, group), { "content-type": type, ...f.reply_headers });
   })];
 }
 

@@ -1,5 +1,5 @@
 // /mcp with the SDK's real Client over Streamable HTTP, against the running server and the real endpoint files.
-// Upstream: the Bank of England CSV fixtures (test/fixtures/bank-of-england), replayed with nock.
+// Upstream: the Bank of England CSV fixtures (endpoints/bank-of-england/fixtures), replayed with nock.
 import assert from "node:assert/strict";
 import nock from "nock";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";

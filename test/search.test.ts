@@ -1,5 +1,5 @@
 // The search_apis ranking on the real endpoint files: what an agent types finds the right endpoint, and the
-// labelled query set (bench/search-queries/<group>.json) stays above a quality floor, so a ranking regression fails here.
+// labelled query set (endpoints/<group>/search-queries.json) stays above a quality floor, so a ranking regression fails here.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { loadRegistry } from "../engine/endpoints/registry.ts";
@@ -72,7 +72,7 @@ describe("search index", () => {
   });
 
   describe("quality on the labelled query set", () => {
-    const queries = readLabelledQueries(path.join(ROOT, "bench", "search-queries"));
+    const queries = readLabelledQueries(path.join(ROOT, "endpoints"));
 
     it("has at least 100 queries for endpoints that exist, each naming a tool of the specification's form", () => {
       for (const q of queries) assert.match(q.tool, /^[a-z0-9-]+__[a-z0-9-]+$/, q.query);
@@ -96,7 +96,7 @@ describe("search index", () => {
       const short = [...registry.endpoints.values()]
         .filter((e) => !(e.toolName in EXEMPT) && (asked.get(e.toolName) ?? 0) < 3)
         .map((e) => `${e.toolName} (${asked.get(e.toolName) ?? 0})`);
-      assert.deepEqual(short, [], `endpoints with fewer than 3 questions in bench/search-queries/<group>.json: ${short.join(", ")}`);
+      assert.deepEqual(short, [], `endpoints with fewer than 3 questions in endpoints/<group>/search-queries.json: ${short.join(", ")}`);
     });
   });
 });

@@ -14,7 +14,7 @@ interface LogLine { level: number; msg: string }
 /** The Bank of England's database, answering its CSV after `delayMs`. */
 async function slowBankOfEngland(delayMs: number): Promise<{ url: string; close: () => void }> {
   const server = http.createServer((_req, res) => {
-    setTimeout(() => res.writeHead(200, { "content-type": "application/csv" }).end(fixture("bank-of-england/IUDBEDR.csv")), delayMs);
+    setTimeout(() => res.writeHead(200, { "content-type": "application/csv" }).end(fixture("bank-of-england:IUDBEDR.csv")), delayMs);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), server.close()) };

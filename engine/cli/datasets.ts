@@ -49,7 +49,7 @@ export const datasetCommands: Record<string, Command> = {
     try {
       if (values.list) {
         const all = datasets.status();
-        console.log(all.length ? all.map(describeStatus).join("\n\n") : "No datasets are defined (plugins/datasets/*.ts).");
+        console.log(all.length ? all.map(describeStatus).join("\n\n") : "No datasets are defined (plugins/*/*.dataset.ts).");
         return;
       }
       if (positionals.length !== 1) {

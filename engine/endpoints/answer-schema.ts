@@ -1,5 +1,5 @@
 // Typed answers: every endpoint's `data` has a JSON Schema, declared in its YAML (`output:`) or derived from its
-// examples' answers and kept in schemas/answers/<group>/<operation>.json (`npm run answers` writes them). It is the
+// examples' answers and kept in endpoints/<group>/answers/<operation>.json (`npm run answers` writes them). It is the
 // OpenAPI 200 schema and the MCP tool's outputSchema; the example tests check every answer against it.
 // Derived schemas say what every example showed: the type of each field, which fields every answer has, the items of
 // lists. A field may also be null (an upstream can leave any value out), one only ever null may be anything, and
@@ -40,19 +40,20 @@ export function inferSchema(samples: unknown[], name = ""): JsonSchema {
   return schema;
 }
 
-export function answerSchemaFile(rootDir: string, group: string, operation: string): string {
-  return path.join(rootDir, "schemas", "answers", group, `${operation}.json`);
+/** endpoints/<group>/answers/<operation>.json, beside the endpoint file. */
+export function answerSchemaFile(groupDir: string, operation: string): string {
+  return path.join(groupDir, "answers", `${operation}.json`);
 }
 
 /** The endpoint's answer schema: declared in its YAML, else the derived file, else undefined (the tests say so). */
-export function readAnswerSchema(rootDir: string, group: string, operation: string, declared: unknown): JsonSchema | undefined {
+export function readAnswerSchema(groupDir: string, operation: string, declared: unknown): JsonSchema | undefined {
   if (declared && typeof declared === "object") return declared as JsonSchema;
-  const file = answerSchemaFile(rootDir, group, operation);
+  const file = answerSchemaFile(groupDir, operation);
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as JsonSchema) : undefined;
 }
 
-export function writeAnswerSchema(rootDir: string, group: string, operation: string, samples: unknown[]): void {
-  const file = answerSchemaFile(rootDir, group, operation);
+export function writeAnswerSchema(groupDir: string, operation: string, samples: unknown[]): void {
+  const file = answerSchemaFile(groupDir, operation);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({ $comment: "Derived from the endpoint's examples by `npm run answers`; edit the examples, not this file.", ...inferSchema(samples) }, null, 2)}\n`);
 }

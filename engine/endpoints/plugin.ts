@@ -1,4 +1,4 @@
-// What a plugin (plugins/<file>.ts, named in an endpoint file as `plugin: <file>.<function>`) is given.
+// What a plugin (a function of plugins/<group>/, named in an endpoint file as `plugin: <function>` or `plugin: <file>.<function>`) is given.
 import type { ParamValues } from "./params.ts";
 import type { Provenance, UpstreamRequest } from "../upstream/client.ts";
 import type { Datasets } from "../datasets/index.ts";

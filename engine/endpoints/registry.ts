@@ -43,13 +43,17 @@ function schemaValidator(ajv: Ajv2020, rootDir: string, name: string): ValidateF
   return ajv.compile(JSON.parse(fs.readFileSync(path.join(rootDir, "schemas", name), "utf8")));
 }
 
-async function loadPlugin(rootDir: string, name: string): Promise<PluginFn> {
-  const [file, fnName] = name.split(".");
-  const candidates = [path.join(rootDir, "plugins", `${file}.ts`), path.join(rootDir, "plugins", file, "index.ts")];
-  const found = candidates.find((c) => fs.existsSync(c));
-  if (!found) throw new Error(`plugin file plugins/${file}.ts (or plugins/${file}/index.ts) does not exist`);
+/**
+ * `plugin: <function>` is plugins/<group>/index.ts's export; `plugin: <file>.<function>` is plugins/<group>/<file>.ts's.
+ * An endpoint file never names another group's code: what several groups share is imported from plugins/shared/.
+ */
+async function loadPlugin(rootDir: string, group: string, name: string): Promise<PluginFn> {
+  const [file, fnName] = name.includes(".") ? name.split(".") : ["index", name];
+  const rel = `plugins/${group}/${file}.ts`;
+  const found = path.join(rootDir, rel);
+  if (!fs.existsSync(found)) throw new Error(`plugin file ${rel} does not exist`);
   const mod = (await import(found)) as Record<string, unknown>;
-  if (typeof mod[fnName] !== "function") throw new Error(`plugins/${path.relative(path.join(rootDir, "plugins"), found)} exports no function "${fnName}"`);
+  if (typeof mod[fnName] !== "function") throw new Error(`${rel} exports no function "${fnName}"`);
   return mod[fnName] as PluginFn;
 }
 
@@ -268,13 +272,13 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     paramSets,
     freeForm: raw.free_form_params === true,
     steps,
-    plugin: raw.plugin ? { name: raw.plugin as string, fn: await loadPlugin(rootDir, raw.plugin as string) } : undefined,
+    plugin: raw.plugin ? { name: raw.plugin as string, fn: await loadPlugin(rootDir, group.name, raw.plugin as string) } : undefined,
     transform: raw.transform ? located(["transform"], () => compileTransform(raw.transform as string, functions)) : undefined,
     transformSource: raw.transform as string | undefined,
     attribution: (raw.attribution as string | undefined) ?? group.attribution,
     disclaimers: [...group.disclaimers, ...((raw.disclaimers ?? []) as string[])],
     examples: raw.examples as Example[],
-    output: readAnswerSchema(rootDir, group.name, operation, raw.output),
+    output: readAnswerSchema(path.dirname(file), operation, raw.output),
     paging: located(["paging"], () => compilePaging(raw.paging as PagingSpec | undefined, params)),
     groupInfo: group,
   };

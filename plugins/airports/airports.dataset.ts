@@ -2,7 +2,7 @@
 // loaded into SQLite with an R*Tree on airport and navaid positions (for `near`) and FTS5 on names (for `search`).
 import { parse } from "csv-parse/sync";
 import type { DatabaseSync } from "node:sqlite";
-import { prepareQueries, type AirportQueries } from "../airports/queries.ts";
+import { prepareQueries, type AirportQueries } from "./queries.ts";
 import type { DatasetDefinition, DatasetInput, DatasetProgress } from "../../engine/datasets/types.ts";
 
 type Row = Record<string, string>;

@@ -1,14 +1,14 @@
-// The airports group on the OurAirports test extract (test/fixtures/datasets/airports): lookups, the CSV's quirks,
+// The airports group on the OurAirports test extract (plugins/airports/fixtures/airports): lookups, the CSV's quirks,
 // spatial queries, postcodes, refusals, and the dataset's own checks against truncated files.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { FIXTURES, fixture, freeAccess, getJson, tempDir, useTestServer } from "./helpers.ts";
-import { boxesAround, distanceKm } from "../plugins/shared/geo.ts";
-import type { Running } from "../engine/http/server.ts";
+import { datasetCopy, fixture, freeAccess, getJson, tempDir, useTestServer } from "../../test/helpers.ts";
+import { boxesAround, distanceKm } from "../shared/geo.ts";
+import type { Running } from "../../engine/http/server.ts";
 
-const AIRPORTS = path.join(FIXTURES, "datasets", "airports");
+const AIRPORTS = datasetCopy("airports");
 const POSTCODES = "https://api.postcodes.io";
 
 describe("airports", () => {
@@ -77,7 +77,7 @@ describe("airports", () => {
     });
 
     it("says on every endpoint that the data is not for navigation", async () => {
-      nock(POSTCODES).get("/postcodes/TR18%205EG").reply(200, fixture("postcodes-io/TR18-5EG.json"));
+      nock(POSTCODES).get("/postcodes/TR18%205EG").reply(200, fixture("uk-postcodes:TR18-5EG.json"));
       for (const q of ["airport?code=EGLL", "runways?code=EGLL", "frequencies?code=EGLL", "country?country=GB", "near?postcode=TR185EG",
         "search?q=london", "navaids?code=EGHQ"]) {
         const res = await get(q);
@@ -100,7 +100,7 @@ describe("airports", () => {
       });
 
       it("answers 404 for a postcode postcodes.io does not know, 400 for one that is not a postcode, 502 when postcodes.io fails", async () => {
-        nock(POSTCODES).get("/postcodes/ZZ1%201ZZ").reply(404, fixture("datasets/airports/postcodes-io/not-found.json"));
+        nock(POSTCODES).get("/postcodes/ZZ1%201ZZ").reply(404, fixture("uk-postcodes:not-found.json"));
         const unknown = await get("near?postcode=ZZ1%201ZZ");
         assert.equal(unknown.status, 404);
         assert.equal(unknown.body.param, "postcode");

@@ -1,4 +1,4 @@
-// The airports group, answered from the local OurAirports dataset (plugins/datasets/airports.ts).
+// The airports group, answered from the local OurAirports dataset (plugins/airports/airports.dataset.ts).
 import { Problem } from "../../engine/basics/problem.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import { boxesAround, type Point } from "../shared/geo.ts";

@@ -5,26 +5,26 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import nock from "nock";
-import { HolidayCalendar, easterSunday, ruleHolidays, type Nation } from "../plugins/calculators/bank-holidays.ts";
-import { compassPoint, distanceKm, initialBearing } from "../plugins/shared/geo.ts";
-import { convert, rateDayOnOrBefore, type RateDay } from "../plugins/calculators/currency.ts";
-import { addMonths, day, isoDay } from "../plugins/calculators/calendar.ts";
-import { clock } from "../plugins/calculators/clock.ts";
-import holidaysDefinition from "../plugins/datasets/uk-bank-holidays.ts";
-import ecbDefinition, { type RatesIndex } from "../plugins/datasets/ecb-rates.ts";
-import postcodesDefinition, { normalisePostcode, type PostcodeIndex } from "../plugins/datasets/gb-postcodes.ts";
-import { gridToOsgb36, gridToWgs84 } from "../plugins/calculators/osgb.ts";
-import { FIXTURES, fixture, getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
-import { storedZip } from "./support/zip.ts";
-import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
+import { HolidayCalendar, easterSunday, ruleHolidays, type Nation } from "../shared/bank-holidays.ts";
+import { compassPoint, distanceKm, initialBearing } from "../shared/geo.ts";
+import { convert, rateDayOnOrBefore, type RateDay } from "./currency.ts";
+import { addMonths, day, isoDay } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
+import holidaysDefinition from "../shared/uk-bank-holidays.dataset.ts";
+import ecbDefinition, { type RatesIndex } from "./ecb-rates.dataset.ts";
+import postcodesDefinition, { normalisePostcode, type PostcodeIndex } from "../shared/gb-postcodes.dataset.ts";
+import { gridToOsgb36, gridToWgs84 } from "../shared/osgb.ts";
+import { datasetCopy, fixtureFile, fixture, getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import { storedZip } from "../../test/support/zip.ts";
+import type { DatasetInput, DatasetProgress } from "../../engine/datasets/types.ts";
 
 const quiet: DatasetProgress = { phase() {}, tick() {}, log() {} };
 
 const fileInput = (name: string, file: string): DatasetInput => ({
   files: [name],
-  bytes: async () => fs.readFileSync(path.join(FIXTURES, file)),
-  text: async () => fs.readFileSync(path.join(FIXTURES, file), "utf8"),
+  bytes: async () => fs.readFileSync(file),
+  text: async () => fs.readFileSync(file, "utf8"),
   origin: () => ({ url: file }),
 });
 
@@ -169,7 +169,7 @@ describe("currency cross rates", () => {
 describe("dataset loads", () => {
   it("reads the GOV.UK bank holidays feed into one calendar per nation", async () => {
     const db = new DatabaseSync(":memory:");
-    const result = await holidaysDefinition.load(fileInput("bank-holidays.json", "datasets/uk-bank-holidays/bank-holidays.json"), db, quiet);
+    const result = await holidaysDefinition.load(fileInput("bank-holidays.json", datasetCopy("uk-bank-holidays", "bank-holidays.json")), db, quiet);
     assert.deepEqual(result.counts, { "england-and-wales": 16, scotland: 18, "northern-ireland": 20 });
     const index = holidaysDefinition.index!(db) as Record<Nation, HolidayCalendar>;
     assert.deepEqual(index.scotland.holiday(day("2025-12-01")), { date: "2025-12-01", title: "St Andrew’s Day", substitute: true });
@@ -178,14 +178,14 @@ describe("dataset loads", () => {
 
   it("refuses a bank holidays feed without a nation", async () => {
     const db = new DatabaseSync(":memory:");
-    const feed = JSON.parse(fixture("datasets/uk-bank-holidays/bank-holidays.json")) as Record<string, unknown>;
+    const feed = JSON.parse(fs.readFileSync(datasetCopy("uk-bank-holidays", "bank-holidays.json"), "utf8")) as Record<string, unknown>;
     delete feed.scotland;
     const input = { ...fileInput("bank-holidays.json", "x"), text: async () => JSON.stringify(feed) };
     await assert.rejects(holidaysDefinition.load(input, db, quiet), /no events for scotland/);
   });
 
   it("reads the ECB history from the CSV and from the zip the ECB publishes", async () => {
-    for (const file of ["datasets/ecb-rates/eurofxref-hist.csv", "calculators/eurofxref-hist.zip"]) {
+    for (const file of [datasetCopy("ecb-rates", "eurofxref-hist.csv"), fixtureFile("calculators:eurofxref-hist.zip")]) {
       const db = new DatabaseSync(":memory:");
       const result = await ecbDefinition.load(fileInput("eurofxref-hist.csv", file), db, quiet);
       assert.deepEqual(result.counts, { days: 4 }, file);
@@ -199,7 +199,7 @@ describe("dataset loads", () => {
 
   it("reads Code-Point Open from its zip: plain and gzipped area files, metadata counts, no grid reference left out", async () => {
     const db = new DatabaseSync(":memory:");
-    const result = await postcodesDefinition.load(fileInput("codepo_gb.zip", "datasets/gb-postcodes/codepo_gb.zip"), db, quiet);
+    const result = await postcodesDefinition.load(fileInput("codepo_gb.zip", datasetCopy("gb-postcodes", "codepo_gb.zip")), db, quiet);
     assert.deepEqual(result.counts, { postcodes: 6 });
     assert.deepEqual(result.dataDates, { release: "2025.4.0" });
     const index = postcodesDefinition.index!(db) as PostcodeIndex;
@@ -270,7 +270,7 @@ describe("calculators endpoints", () => {
   });
 
   describe("postcode-distance", () => {
-    const TR18 = () => nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("postcodes-io/TR18-5EG.json"), { "content-type": "application/json" });
+    const TR18 = () => nock("https://api.postcodes.io").get("/postcodes/TR18%205EG").reply(200, fixture("uk-postcodes:TR18-5EG.json"), { "content-type": "application/json" });
 
     it("answers 0 km and no bearing for the same postcode twice", async () => {
       TR18();
@@ -290,7 +290,7 @@ describe("calculators endpoints", () => {
 
     it("answers 404 for a postcode without a grid location", async () => {
       TR18();
-      const body = JSON.parse(fixture("calculators/postcodes-io-SW1A-1AA.json")) as { result: Record<string, unknown> };
+      const body = JSON.parse(fixture("calculators:postcodes-io-SW1A-1AA.json")) as { result: Record<string, unknown> };
       Object.assign(body.result, { latitude: null, longitude: null });
       nock("https://api.postcodes.io").get("/postcodes/SW1A%201AA").reply(200, body);
       const res = await get("/v1/calculators/postcode-distance?from=TR18%205EG&to=SW1A%201AA");
@@ -301,7 +301,7 @@ describe("calculators endpoints", () => {
     // Last in this block: from here on GB postcodes are found locally.
     it("locates GB postcodes from the local dataset once it is loaded, and others through postcodes.io", async () => {
       await server.engine.datasets.loadTestDatasets!(["gb-postcodes"]);
-      nock("https://api.postcodes.io").get("/postcodes/BT1%205GS").reply(200, fixture("calculators/postcodes-io-BT1-5GS.json"), { "content-type": "application/json" });
+      nock("https://api.postcodes.io").get("/postcodes/BT1%205GS").reply(200, fixture("calculators:postcodes-io-BT1-5GS.json"), { "content-type": "application/json" });
       const res = await get("/v1/calculators/postcode-distance?from=EH1%201YZ&to=BT1%205GS");
       assert.equal(res.status, 200);
       assert.equal(res.body.data.from.located_by, "gb-postcodes");

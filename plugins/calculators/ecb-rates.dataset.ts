@@ -3,7 +3,7 @@
 // A --from folder may hold the CSV itself; a download is the zip.
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
-import type { RateDay } from "../calculators/currency.ts";
+import type { RateDay } from "./currency.ts";
 import { isZip, zipEntries } from "../../engine/datasets/zip.ts";
 
 const FILE = "eurofxref-hist.csv";

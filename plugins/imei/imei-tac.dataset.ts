@@ -4,7 +4,7 @@
 import { parse } from "csv-parse/sync";
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
-import { deviceType, modelCode, type DeviceType } from "../imei/device.ts";
+import { deviceType, modelCode, type DeviceType } from "./device.ts";
 
 export const TAC_ATTRIBUTION = "TAC data: Osmocom TAC database (http://tacdb.osmocom.org), © Harald Welte and contributors, licensed CC BY-SA 3.0 (https://creativecommons.org/licenses/by-sa/3.0/)";
 const FILE = "tacdb.csv";

@@ -4,12 +4,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { luhnCheckDigit, parseImei } from "../plugins/imei/imei-number.ts";
-import { deviceType, modelCode } from "../plugins/imei/device.ts";
-import tacDefinition, { type TacIndex } from "../plugins/datasets/imei-tac.ts";
-import { FIXTURES, getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
-import type { DatasetInput, DatasetProgress } from "../engine/datasets/types.ts";
+import { luhnCheckDigit, parseImei } from "./imei-number.ts";
+import { deviceType, modelCode } from "./device.ts";
+import tacDefinition, { type TacIndex } from "./imei-tac.dataset.ts";
+import { datasetCopy, getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { DatasetInput, DatasetProgress } from "../../engine/datasets/types.ts";
 
 const quiet: DatasetProgress = { phase() {}, tick() {}, log() {} };
 
@@ -23,7 +23,7 @@ function memoryInput(files: Record<string, string | Buffer>): DatasetInput {
   };
 }
 
-const TEST_TACDB = fs.readFileSync(path.join(FIXTURES, "datasets", "imei-tac", "tacdb.csv"), "utf8");
+const TEST_TACDB = fs.readFileSync(datasetCopy("imei-tac", "tacdb.csv"), "utf8");
 
 describe("IMEI numbers", () => {
   it("computes the Luhn check digit of known IMEIs", () => {

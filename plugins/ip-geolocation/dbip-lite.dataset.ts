@@ -3,7 +3,7 @@
 // longitude; no header) and `dbip-asn-lite-YYYY-MM.csv.gz` (ip_start, ip_end, as_number, as_organization).
 // Ranges are stored with 16-byte keys (IPv4 as IPv4-mapped IPv6), so one ordered lookup serves both families.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { ipBytes } from "../ip-geolocation/ip.ts";
+import { ipBytes } from "./ip.ts";
 import type { DatasetDefinition, DatasetInput, DatasetProgress } from "../../engine/datasets/types.ts";
 
 export interface DbipIndex {

@@ -1,7 +1,7 @@
 // The sanctions endpoints over HTTP, on the fixture lists loaded as the "sanctions" dataset.
 import assert from "node:assert/strict";
-import { getJson, queryString, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { getJson, queryString, freeAccess, useTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("sanctions endpoints", () => {
   let server: Running;

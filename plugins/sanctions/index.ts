@@ -3,7 +3,7 @@
 import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import { Problem } from "../../engine/basics/problem.ts";
-import definition, { FILES } from "../datasets/sanctions.ts";
+import definition, { FILES } from "./sanctions.dataset.ts";
 import { freshness, staleWarnings } from "./freshness.ts";
 import type { SanctionsIndex } from "./matcher.ts";
 import { readEntry, readLists, walletsFor, type ListInfo } from "./store.ts";

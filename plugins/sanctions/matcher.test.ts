@@ -3,18 +3,18 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { FIXTURES, tempDir } from "./helpers.ts";
-import definition from "../plugins/datasets/sanctions.ts";
-import { nameTokens, normalise, soundKey } from "../plugins/sanctions/normalise.ts";
-import { countryCode } from "../plugins/sanctions/countries.ts";
-import { addressKind } from "../plugins/sanctions/wallets.ts";
-import { freshness, staleWarnings } from "../plugins/sanctions/freshness.ts";
-import { readLists } from "../plugins/sanctions/store.ts";
-import { SanctionsIndex, type ScreenQuery } from "../plugins/sanctions/matcher.ts";
-import { blankEntry } from "../plugins/sanctions/types.ts";
-import type { DatasetInput } from "../engine/datasets/types.ts";
+import { datasetCopy, tempDir } from "../../test/helpers.ts";
+import definition from "./sanctions.dataset.ts";
+import { nameTokens, normalise, soundKey } from "./normalise.ts";
+import { countryCode } from "./countries.ts";
+import { addressKind } from "./wallets.ts";
+import { freshness, staleWarnings } from "./freshness.ts";
+import { readLists } from "./store.ts";
+import { SanctionsIndex, type ScreenQuery } from "./matcher.ts";
+import { blankEntry } from "./types.ts";
+import type { DatasetInput } from "../../engine/datasets/types.ts";
 
-const DIR = path.join(FIXTURES, "datasets", "sanctions");
+const DIR = datasetCopy("sanctions");
 
 /** What the mechanism hands load(): the definition's files found in a folder. */
 function folderInput(dir: string): DatasetInput {

@@ -1,18 +1,18 @@
-// The list parsers, each on a small file written in its official format (test/fixtures/datasets/sanctions).
+// The list parsers, each on a small file written in its official format (plugins/sanctions/fixtures/sanctions).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { FIXTURES } from "./helpers.ts";
-import { decodeLegacy, parseOfacCsv } from "../plugins/sanctions/parse-ofac-csv.ts";
-import { parseOfacXml, unzipXml } from "../plugins/sanctions/parse-ofac-xml.ts";
-import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "../plugins/sanctions/parse-uk.ts";
-import { parseUn } from "../plugins/sanctions/parse-un.ts";
-import { parseEu } from "../plugins/sanctions/parse-eu.ts";
-import { firstSheetRows } from "../engine/datasets/xlsx.ts";
-import { storedZip } from "./support/zip.ts";
-import type { Entry } from "../plugins/sanctions/types.ts";
+import { datasetCopy } from "../../test/helpers.ts";
+import { decodeLegacy, parseOfacCsv } from "./parse-ofac-csv.ts";
+import { parseOfacXml, unzipXml } from "./parse-ofac-xml.ts";
+import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "./parse-uk.ts";
+import { parseUn } from "./parse-un.ts";
+import { parseEu } from "./parse-eu.ts";
+import { firstSheetRows } from "../../engine/datasets/xlsx.ts";
+import { storedZip } from "../../test/support/zip.ts";
+import type { Entry } from "./types.ts";
 
-const DIR = path.join(FIXTURES, "datasets", "sanctions");
+const DIR = datasetCopy("sanctions");
 const bytes = (f: string) => fs.readFileSync(path.join(DIR, f));
 const legacy = (f: string) => decodeLegacy(bytes(f));
 const byId = (entries: Entry[], id: string) => {

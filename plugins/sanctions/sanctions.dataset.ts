@@ -1,14 +1,14 @@
 // One dataset holding the four sanctions lists. Every file is optional: a sync loads whichever lists it finds
 // (and refuses a version with none). File names carry the folder layout of a --from copy (ofac_sdn/sdn.csv, ...).
 import type { DatasetDefinition, DatasetFile, DatasetInput } from "../../engine/datasets/types.ts";
-import { decodeLegacy, parseOfacCsv } from "../sanctions/parse-ofac-csv.ts";
-import { parseOfacXml, unzipXml } from "../sanctions/parse-ofac-xml.ts";
-import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "../sanctions/parse-uk.ts";
-import { parseUn } from "../sanctions/parse-un.ts";
-import { parseEu } from "../sanctions/parse-eu.ts";
-import { buildIndex, writeStore, type ListDateFrom, type ListInfo } from "../sanctions/store.ts";
-import { LIST_TITLES, type Entry, type ListCode, type ParsedList } from "../sanctions/types.ts";
-import type { SanctionsIndex } from "../sanctions/matcher.ts";
+import { decodeLegacy, parseOfacCsv } from "./parse-ofac-csv.ts";
+import { parseOfacXml, unzipXml } from "./parse-ofac-xml.ts";
+import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "./parse-uk.ts";
+import { parseUn } from "./parse-un.ts";
+import { parseEu } from "./parse-eu.ts";
+import { buildIndex, writeStore, type ListDateFrom, type ListInfo } from "./store.ts";
+import { LIST_TITLES, type Entry, type ListCode, type ParsedList } from "./types.ts";
+import type { SanctionsIndex } from "./matcher.ts";
 
 const OFAC = "/api/PublicationPreview/exports";
 

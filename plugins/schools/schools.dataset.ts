@@ -6,7 +6,7 @@
 import { parse } from "csv-parse/sync";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
-import { gridToWgs84 } from "../calculators/osgb.ts";
+import { gridToWgs84 } from "../shared/osgb.ts";
 
 const FILE = "edubasealldata.csv";
 

@@ -7,7 +7,7 @@ import zlib from "node:zlib";
 import { parse } from "csv-parse/sync";
 import type { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
-import { gridToWgs84 } from "../calculators/osgb.ts";
+import { gridToWgs84 } from "./osgb.ts";
 import { zipEntries, type ZipEntry } from "../../engine/datasets/zip.ts";
 
 const FILE = "codepo_gb.zip";

@@ -4,7 +4,7 @@
 import { Problem } from "../../engine/basics/problem.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
-import type { PostcodeIndex } from "../datasets/gb-postcodes.ts";
+import type { PostcodeIndex } from "./gb-postcodes.dataset.ts";
 
 export interface PostcodeLocation {
   postcode: string;

@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import zlib from "node:zlib";
 import type { AddressInfo, LookupFunction } from "node:net";
-import { checkUrl, clearRobotsCache, isAllowedAddress, safeFetch, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../plugins/shared/safe-fetch.ts";
+import { checkUrl, clearRobotsCache, isAllowedAddress, safeFetch, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "./safe-fetch.ts";
 import nock from "nock";
-import { USER_AGENT } from "../engine/upstream/exchange.ts";
-import { isolateNetwork } from "./helpers.ts";
+import { USER_AGENT } from "../../engine/upstream/exchange.ts";
+import { isolateNetwork } from "../../test/helpers.ts";
 
 /** A lookup that answers `answers` in turn (the last one repeats), counting the calls. */
 function fakeLookup(...answers: string[]): LookupFunction & { calls: number } {

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
-import { HolidayCalendar, NATIONS, type Holiday, type Nation } from "../calculators/bank-holidays.ts";
+import { HolidayCalendar, NATIONS, type Holiday, type Nation } from "./bank-holidays.ts";
 
 const FILE = "bank-holidays.json";
 /** Fewer events than this in a division means a cut or changed file (the feed holds about eight a year over several years). */

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import type { Running } from "../engine/http/server.ts";
-import { fixture, freeAccess, getJson, tempDir, useTestServer } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import { datasetCopy, freeAccess, getJson, tempDir, useTestServer } from "../../test/helpers.ts";
 
 const quiet = { phase() {}, tick() {}, log() {}, done() {} };
 
@@ -19,7 +19,7 @@ const EW_2024 = [
 
 /** A folder holding one fetch of the feed (the 2025-2026 test file, changed by `edit`). */
 function fetchFolder(edit: (feed: Feed) => void): string {
-  const feed = JSON.parse(fixture("datasets/uk-bank-holidays/bank-holidays.json")) as Feed;
+  const feed = JSON.parse(fs.readFileSync(datasetCopy("uk-bank-holidays", "bank-holidays.json"), "utf8")) as Feed;
   edit(feed);
   const dir = tempDir("pda-bank-holidays-");
   fs.writeFileSync(path.join(dir, "bank-holidays.json"), JSON.stringify(feed));

@@ -1,11 +1,11 @@
 // uk-disputes: known answers (a date in, deadlines out) with "today" fixed, every rule cited and dated, the
 // directory's matching, and the "information, not legal advice" notice on every answer.
 import assert from "node:assert/strict";
-import { day } from "../plugins/calculators/calendar.ts";
-import { clock } from "../plugins/calculators/clock.ts";
-import { addWorkingDays, COUNCILS, findCouncil, RULES } from "../plugins/uk-disputes/index.ts";
-import { getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { day } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
+import { addWorkingDays, COUNCILS, findCouncil, RULES } from "./index.ts";
+import { getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("uk-disputes rules file", () => {
   it("names an official page and a checked date for every rule", () => {

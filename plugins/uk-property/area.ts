@@ -5,7 +5,7 @@
 import { Problem } from "../../engine/basics/problem.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
-import { clock } from "../calculators/clock.ts";
+import { clock } from "../shared/clock.ts";
 import { salesIn, summarise } from "./prices.ts";
 import { designationsAt } from "./planning.ts";
 

@@ -1,6 +1,6 @@
 // The deadlines that follow a death in England and Wales, each with its legal basis: what the given dates allow
 // is computed, and what they do not is listed with the input it needs. Information, not legal advice.
-import { addMonths, daysBetween, endOfMonth, isoDay, utc } from "./calendar.ts";
+import { addMonths, daysBetween, endOfMonth, isoDay, utc } from "../shared/calendar.ts";
 
 export interface EstateInput {
   dateOfDeath?: Date;

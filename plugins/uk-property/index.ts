@@ -1,16 +1,13 @@
 // The uk-property plugins. Computed here: lease-length and estate-deadlines (England and Wales; information, not
-// legal advice). From upstreams, in plugins/uk-property/: sold prices, price summary, revaluation and the house price
-// index (HM Land Registry), planning constraints (planning.data.gov.uk) and the area report.
-import { badParam } from "../engine/basics/problem.ts";
-import type { PluginContext } from "../engine/endpoints/plugin.ts";
-import { day } from "./calculators/calendar.ts";
-import { clock } from "./calculators/clock.ts";
-import { assessLease } from "./calculators/lease.ts";
-import { estateDeadlines as deadlines } from "./calculators/estate.ts";
-
-export { soldPrices, priceSummary, revalue, houseIndex } from "./uk-property/prices.ts";
-export { planningConstraints } from "./uk-property/planning.ts";
-export { areaReport } from "./uk-property/area.ts";
+// legal advice). From upstreams, beside this file: sold prices, price summary, revaluation and the house price
+// index (prices.ts, HM Land Registry), planning constraints (planning.ts, planning.data.gov.uk) and the area
+// report (area.ts).
+import { badParam } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import { day } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
+import { assessLease } from "./lease.ts";
+import { estateDeadlines as deadlines } from "./estate.ts";
 
 export function leaseLength(ctx: PluginContext) {
   return assessLease(day(ctx.params.lease_start as string), ctx.params.term_years as number, clock.today());

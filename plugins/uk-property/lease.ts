@@ -1,6 +1,6 @@
 // A residential lease's expiry and how much of it is left, with a red/amber/green reading against the
 // 80-year marriage-value threshold and mortgage lenders' usual minimums. Information, not legal advice.
-import { addDays, addMonths, calendarDiff, isoDay } from "./calendar.ts";
+import { addDays, addMonths, calendarDiff, isoDay } from "../shared/calendar.ts";
 
 export type Rating = "red" | "amber" | "green";
 

@@ -4,8 +4,8 @@
 import { Problem } from "../../engine/basics/problem.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
-import { addMonths, day, isoDay } from "../calculators/calendar.ts";
-import { clock } from "../calculators/clock.ts";
+import { addMonths, day, isoDay } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
 
 const PROPERTY_TYPES: Record<string, string> = { D: "detached", S: "semi-detached", T: "terraced", F: "flat-maisonette", O: "other" };
 const TENURES: Record<string, string> = { F: "freehold", L: "leasehold" };

@@ -1,12 +1,12 @@
 // uk-property lease-length and estate-deadlines: known answers for a given lease and a given death, with
 // "today" set so they do not drift, and bad input for every parameter.
 import assert from "node:assert/strict";
-import { assessLease } from "../plugins/calculators/lease.ts";
-import { estateDeadlines, nilRateBand } from "../plugins/calculators/estate.ts";
-import { day } from "../plugins/calculators/calendar.ts";
-import { clock } from "../plugins/calculators/clock.ts";
-import { getJson, freeAccess, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { assessLease } from "./lease.ts";
+import { estateDeadlines, nilRateBand } from "./estate.ts";
+import { day } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
+import { getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("lease length", () => {
   const today = day("2026-01-01");

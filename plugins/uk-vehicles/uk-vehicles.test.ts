@@ -1,9 +1,9 @@
 // uk-vehicles: the offline plate decoder's known answers, and the DVLA/DVSA endpoints without credentials (503
 // upstream_credentials_missing naming the variables, not charged).
 import assert from "node:assert/strict";
-import { decodePlate, agePeriod } from "../plugins/uk-vehicles/index.ts";
-import { freeAccess, getJson, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { decodePlate, agePeriod } from "./index.ts";
+import { freeAccess, getJson, useTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("uk-vehicles plate decoder", () => {
   const today = new Date("2026-11-23T12:00:00Z");

@@ -2,8 +2,8 @@
 // UPSTREAM_USER_AGENT) the SEC groups answer 503 upstream_credentials_missing, naming what to set, before any call.
 import assert from "node:assert/strict";
 import nock from "nock";
-import { freeAccess, getJson, fixture, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { freeAccess, getJson, fixture, startTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("us-company-filings: the SEC User-Agent", () => {
   let server: Running | undefined;
@@ -26,7 +26,7 @@ describe("us-company-filings: the SEC User-Agent", () => {
   it("falls back to UPSTREAM_USER_AGENT, sent as the User-Agent", async () => {
     server = await startTestServer({ access: freeAccess, env: { SEC_USER_AGENT: "", UPSTREAM_USER_AGENT: "Example Data ops@example.org" } });
     const sec = nock("https://data.sec.gov").matchHeader("user-agent", "Example Data ops@example.org")
-      .get("/submissions/CIK0000320193.json").reply(200, fixture("us-company-filings/submissions-CIK0000320193.json"), { "content-type": "application/json" });
+      .get("/submissions/CIK0000320193.json").reply(200, fixture("us-company-filings:submissions-CIK0000320193.json"), { "content-type": "application/json" });
     const res = await getJson(`${server.url}/v1/us-company-filings/company?cik=320193`);
     assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.equal(res.body.data.name, "Apple Inc.");

@@ -3,8 +3,8 @@
 // and charges nothing; with only UPSTREAM_USER_AGENT, that one is sent.
 import assert from "node:assert/strict";
 import nock from "nock";
-import { fixture, freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { fixture, freeAccess, getJson, startTestServer } from "../../test/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("us-weather without a User-Agent for NWS", () => {
   let server: Running;
@@ -39,7 +39,7 @@ describe("us-weather with only the project-wide User-Agent", () => {
 
   it("sends UPSTREAM_USER_AGENT to api.weather.gov", async () => {
     const nws = nock("https://api.weather.gov").matchHeader("user-agent", "example-data-api (ops@example.org)")
-      .get("/points/30,-85").reply(200, fixture("us-weather/points-30-minus85.json"), { "content-type": "application/geo+json" });
+      .get("/points/30,-85").reply(200, fixture("us-weather:points-30-minus85.json"), { "content-type": "application/geo+json" });
     const res = await getJson(`${server.url}/v1/us-weather/point?lat=30&lon=-85`);
     assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.equal(res.body.data.office, "TAE");

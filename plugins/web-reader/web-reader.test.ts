@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { freeAccess, getJson, useTestServer } from "./helpers.ts";
-import { clearRobotsCache, setTestAddressPolicy } from "../plugins/shared/safe-fetch.ts";
-import type { Running } from "../engine/http/server.ts";
+import { freeAccess, getJson, useTestServer } from "../../test/helpers.ts";
+import { clearRobotsCache, setTestAddressPolicy } from "../shared/safe-fetch.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("web-reader through the safe fetcher", () => {
   let server: Running;

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import definition from "../plugins/datasets/world-bank-indicators.ts";
-import type { DatasetInput } from "../engine/datasets/types.ts";
-import { FIXTURES } from "./helpers.ts";
+import definition from "./world-bank-indicators.dataset.ts";
+import type { DatasetInput } from "../../engine/datasets/types.ts";
+import { datasetCopy } from "../../test/helpers.ts";
 
 const input = (text: string): DatasetInput => ({
   files: ["indicators.json"],
@@ -15,7 +15,7 @@ const input = (text: string): DatasetInput => ({
   origin: () => ({ url: "test" }),
 });
 const progress = { phase() {}, tick() {}, log() {} };
-const real = fs.readFileSync(path.join(FIXTURES, "datasets", "world-bank-indicators", "indicators.json"), "utf8");
+const real = fs.readFileSync(datasetCopy("world-bank-indicators", "indicators.json"), "utf8");
 
 describe("world-bank-indicators dataset", () => {
   it("loads the list and counts indicators and sources", async () => {
