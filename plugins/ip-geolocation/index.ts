@@ -4,7 +4,7 @@ import { Problem, badParam } from "../../engine/basics/problem.ts";
 import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import type { AsnRow, CityRow, DbipIndex } from "./dbip-lite.dataset.ts";
-import { zonesAtPoint } from "../time-zones/tz.ts";
+import { zonesAtPoint } from "../shared/tz.ts";
 import { canonical, ipBytes, reservedRange } from "./ip.ts";
 import { ipOwner } from "../domains/index.ts";
 

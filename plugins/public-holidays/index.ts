@@ -6,7 +6,7 @@ import { Problem } from "../../engine/basics/problem.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { ParamValues } from "../../engine/endpoints/params.ts";
-import { zonesOfCountry } from "../time-zones/tz.ts";
+import { zonesOfCountry } from "../shared/tz.ts";
 
 const DAY = 86_400_000;
 const NAGER_CACHE_MS = DAY;

@@ -1,5 +1,5 @@
 // Time-zone arithmetic on the runtime's Intl (the IANA tz database compiled into Node's ICU; no Temporal in
-// Node 24), zone names from @vvo/tzdb and points-to-zone from geo-tz. Shared by time-zones and ip-geolocation.
+// Node 24), zone names from @vvo/tzdb and points-to-zone from geo-tz. Shared by time-zones, ip-geolocation and public-holidays.
 import { getTimeZones, type TimeZone } from "@vvo/tzdb";
 import { find, setCache } from "geo-tz/all";
 import { LRUCache } from "lru-cache";

@@ -5,7 +5,7 @@ import type { ParamValues } from "../../engine/endpoints/params.ts";
 import {
   TZDATA_VERSION, formatOffset, instantOf, isDst, isoInstant, offsetMinutes, resolveZone, transitions as findTransitions,
   zoneAt, zonesAtPoint, zonesOfCountry, type Disambiguation, type Zone,
-} from "./tz.ts";
+} from "../shared/tz.ts";
 
 const RULES_NOTE = "Offsets and transitions come from the IANA tz database compiled into this server's runtime (tzdata_version); a government can change its rules with little notice, and a newer release is needed to know.";
 
