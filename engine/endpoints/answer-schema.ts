@@ -1,6 +1,7 @@
 // Typed answers: every endpoint's `data` has a JSON Schema, declared in its YAML (`output:`) or derived from its
 // examples' answers and kept in endpoints/<group>/answers/<operation>.json (`npm run answers` writes them). It is the
-// OpenAPI 200 schema and the MCP tool's outputSchema; the example tests check every answer against it.
+// OpenAPI 200 schema and the MCP tool's outputSchema; the example tests check that a derived one is still what the
+// examples give, and every answer against a declared one.
 // Derived schemas say what every example showed: the type of each field, which fields every answer has, the items of
 // lists. A field may also be null (an upstream can leave any value out), one only ever null may be anything, and
 // objects may gain fields later.
@@ -46,14 +47,17 @@ export function answerSchemaFile(groupDir: string, operation: string): string {
 }
 
 /** The endpoint's answer schema: declared in its YAML, else the derived file, else undefined (the tests say so). */
-export function readAnswerSchema(groupDir: string, operation: string, declared: unknown): JsonSchema | undefined {
+export function readAnswerSchema(file: string, declared: unknown): JsonSchema | undefined {
   if (declared && typeof declared === "object") return declared as JsonSchema;
-  const file = answerSchemaFile(groupDir, operation);
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as JsonSchema) : undefined;
 }
 
-export function writeAnswerSchema(groupDir: string, operation: string, samples: unknown[]): void {
-  const file = answerSchemaFile(groupDir, operation);
+/** The answer schema file's content for these answers. */
+export function derivedAnswerSchema(samples: unknown[]): JsonSchema {
+  return { $comment: "Derived from the endpoint's examples by `npm run answers`; edit the examples, not this file.", ...inferSchema(samples) };
+}
+
+export function writeAnswerSchema(file: string, samples: unknown[]): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ $comment: "Derived from the endpoint's examples by `npm run answers`; edit the examples, not this file.", ...inferSchema(samples) }, null, 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify(derivedAnswerSchema(samples), null, 2)}\n`);
 }

@@ -8,7 +8,7 @@ import { deepMerge } from "../basics/merge.ts";
 import { Template } from "./template.ts";
 import { compileTransform } from "./transform.ts";
 import { expression } from "./transform-helpers.ts";
-import { readAnswerSchema } from "./answer-schema.ts";
+import { answerSchemaFile, readAnswerSchema } from "./answer-schema.ts";
 import { checkParamValues, checkPlaceholders, fileOf, schemaErrors } from "./registry-checks.ts";
 import { compilePaging, type PagingSpec } from "./upstream-paging.ts";
 import { readSources, type Source } from "../upstream/sources.ts";
@@ -218,6 +218,7 @@ function fileChecks(raw: Record<string, unknown>): { keyPath: string[]; message:
 
 async function compileEndpoint(raw: Record<string, unknown>, group: Group, file: string, rootDir: string, sources: Map<string, Source>, env: NodeJS.ProcessEnv, functions: Record<string, string>): Promise<Endpoint> {
   const operation = raw.operation as string;
+  const answerFile = answerSchemaFile(path.dirname(file), operation);
   const params = (raw.params ?? {}) as Record<string, ParamSpec>;
   const vars = (raw.vars ?? {}) as Record<string, unknown>;
   const upstream = raw.upstream as Record<string, unknown> | Record<string, unknown>[] | undefined;
@@ -278,7 +279,8 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     attribution: (raw.attribution as string | undefined) ?? group.attribution,
     disclaimers: [...group.disclaimers, ...((raw.disclaimers ?? []) as string[])],
     examples: raw.examples as Example[],
-    output: readAnswerSchema(path.dirname(file), operation, raw.output),
+    output: readAnswerSchema(answerFile, raw.output),
+    outputFile: raw.output ? undefined : path.relative(rootDir, answerFile),
     paging: located(["paging"], () => compilePaging(raw.paging as PagingSpec | undefined, params)),
     groupInfo: group,
   };

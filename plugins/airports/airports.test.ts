@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { datasetCopy, fixture, freeAccess, getJson, tempDir, useTestServer } from "../../test/helpers.ts";
+import { datasetCopy, fixture, freeAccess, getJson, tempDir, useTestServer } from "../../test/support/helpers.ts";
 import { boxesAround, distanceKm } from "../shared/geo.ts";
 import type { Running } from "../../engine/http/server.ts";
 

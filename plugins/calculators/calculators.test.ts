@@ -14,7 +14,7 @@ import holidaysDefinition from "../shared/uk-bank-holidays.dataset.ts";
 import ecbDefinition, { type RatesIndex } from "./ecb-rates.dataset.ts";
 import postcodesDefinition, { normalisePostcode, type PostcodeIndex } from "../shared/gb-postcodes.dataset.ts";
 import { gridToOsgb36, gridToWgs84 } from "../shared/osgb.ts";
-import { datasetCopy, fixtureFile, fixture, getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import { datasetCopy, fixtureFile, fixture, getJson, freeAccess, useTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 import { storedZip } from "../../test/support/zip.ts";
 import type { DatasetInput, DatasetProgress } from "../../engine/datasets/types.ts";

@@ -7,7 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { luhnCheckDigit, parseImei } from "./imei-number.ts";
 import { deviceType, modelCode } from "./device.ts";
 import tacDefinition, { type TacIndex } from "./imei-tac.dataset.ts";
-import { datasetCopy, getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import { datasetCopy, getJson, freeAccess, useTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { DatasetInput, DatasetProgress } from "../../engine/datasets/types.ts";
 

@@ -1,6 +1,6 @@
 // The sanctions endpoints over HTTP, on the fixture lists loaded as the "sanctions" dataset.
 import assert from "node:assert/strict";
-import { getJson, queryString, freeAccess, useTestServer } from "../../test/helpers.ts";
+import { getJson, queryString, freeAccess, useTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
 describe("sanctions endpoints", () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { datasetCopy, tempDir } from "../../test/helpers.ts";
+import { datasetCopy, tempDir } from "../../test/support/helpers.ts";
 import definition from "./sanctions.dataset.ts";
 import { nameTokens, normalise, soundKey } from "./normalise.ts";
 import { countryCode } from "./countries.ts";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { datasetCopy } from "../../test/helpers.ts";
+import { datasetCopy } from "../../test/support/helpers.ts";
 import { decodeLegacy, parseOfacCsv } from "./parse-ofac-csv.ts";
 import { parseOfacXml, unzipXml } from "./parse-ofac-xml.ts";
 import { parseFcdoXml, parseOfsiXlsx, parseUkCsv } from "./parse-uk.ts";

@@ -8,7 +8,7 @@ import type { AddressInfo, LookupFunction } from "node:net";
 import { checkUrl, clearRobotsCache, isAllowedAddress, safeFetch, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "./safe-fetch.ts";
 import nock from "nock";
 import { USER_AGENT } from "../../engine/upstream/exchange.ts";
-import { isolateNetwork } from "../../test/helpers.ts";
+import { isolateNetwork } from "../../test/support/helpers.ts";
 
 /** A lookup that answers `answers` in turn (the last one repeats), counting the calls. */
 function fakeLookup(...answers: string[]): LookupFunction & { calls: number } {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import type { Running } from "../../engine/http/server.ts";
-import { datasetCopy, freeAccess, getJson, tempDir, useTestServer } from "../../test/helpers.ts";
+import { datasetCopy, freeAccess, getJson, tempDir, useTestServer } from "../../test/support/helpers.ts";
 
 const quiet = { phase() {}, tick() {}, log() {}, done() {} };
 

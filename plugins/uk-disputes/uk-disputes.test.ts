@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { day } from "../shared/calendar.ts";
 import { clock } from "../shared/clock.ts";
 import { addWorkingDays, COUNCILS, findCouncil, RULES } from "./index.ts";
-import { getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import { getJson, freeAccess, useTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
 describe("uk-disputes rules file", () => {

@@ -5,7 +5,7 @@ import { assessLease } from "./lease.ts";
 import { estateDeadlines, nilRateBand } from "./estate.ts";
 import { day } from "../shared/calendar.ts";
 import { clock } from "../shared/clock.ts";
-import { getJson, freeAccess, useTestServer } from "../../test/helpers.ts";
+import { getJson, freeAccess, useTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
 describe("lease length", () => {

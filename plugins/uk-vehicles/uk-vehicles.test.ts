@@ -2,7 +2,7 @@
 // upstream_credentials_missing naming the variables, not charged).
 import assert from "node:assert/strict";
 import { decodePlate, agePeriod } from "./index.ts";
-import { freeAccess, getJson, useTestServer } from "../../test/helpers.ts";
+import { freeAccess, getJson, useTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
 describe("uk-vehicles plate decoder", () => {

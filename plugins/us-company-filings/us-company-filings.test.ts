@@ -2,7 +2,7 @@
 // UPSTREAM_USER_AGENT) the SEC groups answer 503 upstream_credentials_missing, naming what to set, before any call.
 import assert from "node:assert/strict";
 import nock from "nock";
-import { freeAccess, getJson, fixture, startTestServer } from "../../test/helpers.ts";
+import { freeAccess, getJson, fixture, startTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
 describe("us-company-filings: the SEC User-Agent", () => {

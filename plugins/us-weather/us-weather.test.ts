@@ -3,7 +3,7 @@
 // and charges nothing; with only UPSTREAM_USER_AGENT, that one is sent.
 import assert from "node:assert/strict";
 import nock from "nock";
-import { fixture, freeAccess, getJson, startTestServer } from "../../test/helpers.ts";
+import { fixture, freeAccess, getJson, startTestServer } from "../../test/support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
 describe("us-weather without a User-Agent for NWS", () => {

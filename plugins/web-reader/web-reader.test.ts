@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { freeAccess, getJson, useTestServer } from "../../test/helpers.ts";
+import { freeAccess, getJson, useTestServer } from "../../test/support/helpers.ts";
 import { clearRobotsCache, setTestAddressPolicy } from "../shared/safe-fetch.ts";
 import type { Running } from "../../engine/http/server.ts";
 

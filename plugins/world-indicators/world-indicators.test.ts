@@ -6,7 +6,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import definition from "./world-bank-indicators.dataset.ts";
 import type { DatasetInput } from "../../engine/datasets/types.ts";
-import { datasetCopy } from "../../test/helpers.ts";
+import { datasetCopy } from "../../test/support/helpers.ts";
 
 const input = (text: string): DatasetInput => ({
   files: ["indicators.json"],

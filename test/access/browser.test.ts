@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import nock from "nock";
 import { chromium, type Browser, type Page } from "playwright-core";
-import type { Running } from "../engine/http/server.ts";
-import { mockBankOfEngland, smallAllowanceEndpoints } from "./support/x402-service.ts";
-import { startTestServer } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import { mockBankOfEngland, smallAllowanceEndpoints } from "../support/x402-service.ts";
+import { startTestServer } from "../support/helpers.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

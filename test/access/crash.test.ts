@@ -9,11 +9,11 @@ import net from "node:net";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { openStore, type StoreOptions } from "../engine/access/store/index.ts";
-import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
-import { hashKey, newApiKey, utcDay } from "../engine/access/keys.ts";
-import { fixture, tempDir } from "./helpers.ts";
-import { exited, freePort, serve, waitHealthy } from "./support/processes.ts";
+import { openStore, type StoreOptions } from "../../engine/access/store/index.ts";
+import { TEST_DATABASE_URL, testSchema } from "../support/x402-postgres.ts";
+import { hashKey, newApiKey, utcDay } from "../../engine/access/keys.ts";
+import { fixture, tempDir } from "../support/helpers.ts";
+import { exited, freePort, serve, waitHealthy } from "../support/processes.ts";
 
 const KEY_ALLOWANCE = 1000; // bank-of-england's key size (endpoints/bank-of-england/_group.yaml)
 const CREDIT = 1_000_000; // $1 in micro-dollars: 1000 calls at $0.001

@@ -8,11 +8,11 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import nock from "nock";
 import Stripe from "stripe";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
-import { startX402Chain, type X402Chain } from "./support/x402-chain.ts";
-import { GROUP_ALLOWANCE, startAccessServer } from "./support/x402-service.ts";
-import { ROOT, getJson, tempDir } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
+import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
+import { GROUP_ALLOWANCE, startAccessServer } from "../support/x402-service.ts";
+import { ROOT, getJson, tempDir } from "../support/helpers.ts";
 
 const WEBHOOK_SECRET = "whsec_test_secret";
 

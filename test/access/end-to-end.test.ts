@@ -5,13 +5,13 @@ import nock from "nock";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { PaymentRequired } from "@x402/core/types";
-import { runCall } from "../engine/call/pipeline.ts";
-import { Problem } from "../engine/basics/problem.ts";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
-import { startX402Chain, type X402Chain } from "./support/x402-chain.ts";
-import { GROUP_ALLOWANCE, SONIA_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints, startAccessServer } from "./support/x402-service.ts";
-import { getJson, startTestServer } from "./helpers.ts";
+import { runCall } from "../../engine/call/pipeline.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
+import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
+import { GROUP_ALLOWANCE, SONIA_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints, startAccessServer } from "../support/x402-service.ts";
+import { getJson, startTestServer } from "../support/helpers.ts";
 
 /** The service with no X402_* settings at all (as after a bare `npm start`). */
 async function startAccessServerWithout(): Promise<Running> {

@@ -5,16 +5,16 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { runCall } from "../engine/call/pipeline.ts";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { endpointCard } from "../engine/search/card.ts";
-import { createToolbox } from "../engine/mcp/tools.ts";
-import { utcDay } from "../engine/access/keys.ts";
-import type { Problem } from "../engine/basics/problem.ts";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
-import { GROUP_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints } from "./support/x402-service.ts";
-import { ROOT, getJson, startTestServer } from "./helpers.ts";
+import { runCall } from "../../engine/call/pipeline.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { endpointCard } from "../../engine/search/card.ts";
+import { createToolbox } from "../../engine/mcp/tools.ts";
+import { utcDay } from "../../engine/access/keys.ts";
+import type { Problem } from "../../engine/basics/problem.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
+import { GROUP_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints } from "../support/x402-service.ts";
+import { ROOT, getJson, startTestServer } from "../support/helpers.ts";
 
 /** The small-allowance bank-of-england copy, with bank-rate made free-allowance-only (price 0, said in its description). */
 function freeOnlyEndpoints(description = "Free allowance only: served within the daily free allowance, never sold."): string {

@@ -3,10 +3,10 @@
 // simply wait for the next day.
 import assert from "node:assert/strict";
 import nock from "nock";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
-import { GROUP_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints } from "./support/x402-service.ts";
-import { getJson, startTestServer } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
+import { GROUP_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints } from "../support/x402-service.ts";
+import { getJson, startTestServer } from "../support/helpers.ts";
 
 describe("/free on a server that takes neither x402 nor card payments", function () {
   this.timeout(20_000);

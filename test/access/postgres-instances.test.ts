@@ -5,14 +5,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
-import { startX402Chain, type X402Chain } from "./support/x402-chain.ts";
-import { GROUP_ALLOWANCE, smallAllowanceEndpoints, startAccessServer } from "./support/x402-service.ts";
-import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
-import { fixture, getJson, startTestServer } from "./helpers.ts";
-import { openStore } from "../engine/access/store/index.ts";
-import { hashKey, newApiKey, utcDay } from "../engine/access/keys.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
+import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
+import { GROUP_ALLOWANCE, smallAllowanceEndpoints, startAccessServer } from "../support/x402-service.ts";
+import { TEST_DATABASE_URL, testSchema } from "../support/x402-postgres.ts";
+import { fixture, getJson, startTestServer } from "../support/helpers.ts";
+import { openStore } from "../../engine/access/store/index.ts";
+import { hashKey, newApiKey, utcDay } from "../../engine/access/keys.ts";
 
 describe("two instances on PostgreSQL", function () {
   this.timeout(60_000);

@@ -8,11 +8,11 @@ import { promisify } from "node:util";
 import path from "node:path";
 import nock from "nock";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
-import { startX402Chain, type X402Chain } from "./support/x402-chain.ts";
-import { startAccessServer } from "./support/x402-service.ts";
-import { ROOT, getJson, tempDir } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
+import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
+import { startAccessServer } from "../support/x402-service.ts";
+import { ROOT, getJson, tempDir } from "../support/helpers.ts";
 
 const PRICE_ATOMIC = 1000n;
 

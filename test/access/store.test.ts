@@ -5,15 +5,15 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { openStore } from "../engine/access/store/index.ts";
-import { openSqlite } from "../engine/access/store/sqlite.ts";
-import { openPostgres } from "../engine/access/store/postgres.ts";
-import { GroupCommit } from "../engine/access/store/group-commit.ts";
-import { StatementBatch } from "../engine/access/store/statement-batch.ts";
-import type { Db } from "../engine/access/store/db.ts";
-import type { Store } from "../engine/access/store/types.ts";
-import { tempDir } from "./helpers.ts";
-import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
+import { openStore } from "../../engine/access/store/index.ts";
+import { openSqlite } from "../../engine/access/store/sqlite.ts";
+import { openPostgres } from "../../engine/access/store/postgres.ts";
+import { GroupCommit } from "../../engine/access/store/group-commit.ts";
+import { StatementBatch } from "../../engine/access/store/statement-batch.ts";
+import type { Db } from "../../engine/access/store/db.ts";
+import type { Store } from "../../engine/access/store/types.ts";
+import { tempDir } from "../support/helpers.ts";
+import { TEST_DATABASE_URL, testSchema } from "../support/x402-postgres.ts";
 
 interface Backend {
   open(opts?: { leaseMs?: number }): Promise<Store>;

@@ -8,13 +8,13 @@ import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClient } from "redis";
-import { fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
-import { exited, freePort, serve, waitHealthy } from "./support/processes.ts";
-import { fixtureUpstream } from "./support/dataset-upstream.ts";
-import type { Running } from "../engine/http/server.ts";
-import { openStore } from "../engine/access/store/index.ts";
-import { hashKey, newApiKey, utcDay } from "../engine/access/keys.ts";
-import { TEST_DATABASE_URL, testSchema } from "./support/x402-postgres.ts";
+import { fixture, freeAccess, getJson, startTestServer, tempDir } from "../support/helpers.ts";
+import { exited, freePort, serve, waitHealthy } from "../support/processes.ts";
+import { fixtureUpstream } from "../support/dataset-upstream.ts";
+import type { Running } from "../../engine/http/server.ts";
+import { openStore } from "../../engine/access/store/index.ts";
+import { hashKey, newApiKey, utcDay } from "../../engine/access/keys.ts";
+import { TEST_DATABASE_URL, testSchema } from "../support/x402-postgres.ts";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 // Before 2000: bank-rate asks the Bank of England from `from` itself (later days are asked from 2000, one request).

@@ -8,8 +8,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pino } from "pino";
-import { datasetCopy, freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { datasetCopy, freeAccess, getJson, startTestServer } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 const JUNK = Buffer.from("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t\n".repeat(500_000));
 

@@ -7,12 +7,12 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { promisify } from "node:util";
-import { loadDefinitions } from "../engine/datasets/definitions.ts";
-import { zipEntries } from "../engine/datasets/zip.ts";
-import { readSources } from "../engine/upstream/sources.ts";
-import { datasetCopy, ROOT, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
-import { fixtureUpstream } from "./support/dataset-upstream.ts";
-import type { Running } from "../engine/http/server.ts";
+import { loadDefinitions } from "../../engine/datasets/definitions.ts";
+import { zipEntries } from "../../engine/datasets/zip.ts";
+import { readSources } from "../../engine/upstream/sources.ts";
+import { datasetCopy, ROOT, freeAccess, getJson, startTestServer, tempDir } from "../support/helpers.ts";
+import { fixtureUpstream } from "../support/dataset-upstream.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 
 describe("datasets on a fresh start", () => {

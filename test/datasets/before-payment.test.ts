@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import nock from "nock";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { type Endpoint, type Example } from "../engine/endpoints/model.ts";
-import type { Running } from "../engine/http/server.ts";
-import { ROOT, freeAccess, getJson, mockExample, queryString, resetClock, setClock, startTestServer } from "./helpers.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { type Endpoint, type Example } from "../../engine/endpoints/model.ts";
+import type { Running } from "../../engine/http/server.ts";
+import { ROOT, freeAccess, getJson, mockExample, queryString, resetClock, setClock, startTestServer } from "../support/helpers.ts";
 
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
 const withDatasets = [...registry.endpoints.values()].flatMap((endpoint) =>

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { credentialVars, readSources } from "../engine/upstream/sources.ts";
-import { ROOT } from "./helpers.ts";
+import { credentialVars, readSources } from "../../engine/upstream/sources.ts";
+import { ROOT } from "../support/helpers.ts";
 
 describe("README", () => {
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");

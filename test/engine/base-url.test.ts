@@ -2,10 +2,10 @@
 // bootstrap names each registry's server); the source still gives its headers, and provenance names the server.
 import assert from "node:assert/strict";
 import nock from "nock";
-import { UpstreamClient } from "../engine/upstream/client.ts";
-import { createLogger } from "../engine/basics/log.ts";
-import { isolateNetwork } from "./helpers.ts";
-import type { Source } from "../engine/upstream/sources.ts";
+import { UpstreamClient } from "../../engine/upstream/client.ts";
+import { createLogger } from "../../engine/basics/log.ts";
+import { isolateNetwork } from "../support/helpers.ts";
+import type { Source } from "../../engine/upstream/sources.ts";
 
 describe("engine: a request's own base URL", () => {
   const source = { name: "rdap", publisher: "Registries", base_url: "https://rdap.org", public_base_url: "https://rdap.org", headers: { accept: "application/rdap+json" } } as unknown as Source;

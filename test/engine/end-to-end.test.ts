@@ -7,10 +7,10 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { validate, compileErrors } from "@readme/openapi-parser";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { USER_AGENT } from "../engine/upstream/exchange.ts";
-import { ROOT, fixture, freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { USER_AGENT } from "../../engine/upstream/exchange.ts";
+import { ROOT, fixture, freeAccess, getJson, startTestServer, tempDir } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 const BOE = "https://www.bankofengland.co.uk";
 const BOE_PATH = "/boeapps/database/_iadb-fromshowcolumns.asp";
@@ -414,13 +414,13 @@ examples:
 
 describe("URL template filters", () => {
   it("companyNumber pads a company number to Companies House's 8 characters, keeping its prefix", async () => {
-    const { Template } = await import("../engine/endpoints/template.ts");
+    const { Template } = await import("../../engine/endpoints/template.ts");
     const render = (v: string) => new Template("{n|companyNumber}").render({ params: { n: v }, vars: {}, steps: {} });
     assert.deepEqual(await Promise.all(["2578066", "02578066", "sc12345", "NI 000123", "OC301234", "IP29622R"].map(render)),
       ["02578066", "02578066", "SC012345", "NI000123", "OC301234", "IP29622R"]);
   });
   it("doi strips a resolver prefix and spaces, and a path encodes the slash", async () => {
-    const { Template } = await import("../engine/endpoints/template.ts");
+    const { Template } = await import("../../engine/endpoints/template.ts");
     const render = (v: string) => new Template("/works/{d|doi}").render({ params: { d: v }, vars: {}, steps: {} }, encodeURIComponent);
     assert.deepEqual(await Promise.all(["10.1038/nnano.2014.279", " https://doi.org/10.1038/nnano.2014.279", "http://dx.doi.org/10.1038/X", "doi:10.1038/x", "DOI: 10.1/a?b"].map(render)),
       ["/works/10.1038%2Fnnano.2014.279", "/works/10.1038%2Fnnano.2014.279", "/works/10.1038%2FX", "/works/10.1038%2Fx", "/works/10.1%2Fa%3Fb"]);

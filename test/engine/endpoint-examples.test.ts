@@ -1,18 +1,18 @@
-// Every endpoint file's examples, replayed: a new YAML file without a working example fails here.
+// Every endpoint file's examples, replayed (engine/cli/example-replay.ts): a new YAML file without a working example
+// fails here, and so does an answer schema that is no longer what the examples give (`npm run answers` writes them).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { type Registry } from "../engine/endpoints/model.ts";
-import { fixtureFile, ROOT, freeAccess, getJson, mockExample, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
-import type { Access } from "../engine/access/types.ts";
-import { Problem } from "../engine/basics/problem.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import type { Registry } from "../../engine/endpoints/model.ts";
+import { fixtureFile, ROOT, freeAccess, getJson, pick, queryString, resetClock, setClock, standInCredentials, useTestServer } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { Access } from "../../engine/access/types.ts";
+import { Problem } from "../../engine/basics/problem.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { writeAnswerSchema } from "../engine/endpoints/answer-schema.ts";
+import { derivedAnswerSchema } from "../../engine/endpoints/answer-schema.ts";
+import { replayExample } from "../../engine/cli/example-replay.ts";
 
-// `npm run answers` (UPDATE_ANSWER_SCHEMAS=1) writes each endpoint's answer schema from its examples' answers.
-const UPDATE_ANSWER_SCHEMAS = process.env.UPDATE_ANSWER_SCHEMAS === "1";
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 
 // Loaded before the tests are declared, so that each example is a test of its own; a load error is a failing test.
@@ -34,19 +34,16 @@ describe("every endpoint file", () => {
   let server: Running;
   // Every credential a source names is set to a stand-in ("test-<variable>"), so examples can state the request
   // headers and query the credential becomes; a test of a missing credential starts its own server.
-  // An OAuth2 source's token request is mocked by mockExample, granting "test-<source>-token".
+  // An OAuth2 source's token request is mocked by the replay, granting "test-<source>-token".
   const credentials = standInCredentials(registry?.sources.values() ?? []);
   useTestServer({ access: freeAccess, env: credentials }, (s) => (server = s));
 
   for (const endpoint of registry?.endpoints.values() ?? []) {
     describe(endpoint.key, () => {
       const answers: unknown[] = [];
-      const validate = endpoint.output && !UPDATE_ANSWER_SCHEMAS ? ajv.compile(endpoint.output) : undefined;
-      after(() => {
-        if (UPDATE_ANSWER_SCHEMAS && answers.length) writeAnswerSchema(path.join(ROOT, path.dirname(endpoint.file)), endpoint.operation, answers);
-      });
+      // A declared `output:` is checked answer by answer; a derived one must be what these answers give.
+      const validate = endpoint.output && !endpoint.outputFile ? ajv.compile(endpoint.output) : undefined;
       it("has a typed answer (its output schema)", () => {
-        if (UPDATE_ANSWER_SCHEMAS) return;
         assert.ok(endpoint.output, `${endpoint.key} has no answer schema: declare \`output:\` or run \`npm run answers\``);
       });
       it("has an example, a summary, a description and a price", () => {
@@ -59,10 +56,7 @@ describe("every endpoint file", () => {
       });
       for (const [i, example] of endpoint.examples.entries()) {
         it(example.title ?? `example ${i + 1}: ${JSON.stringify(example.params)}`, async () => {
-          setClock(example);
-          const scopes = mockExample(registry!, endpoint.group, example);
-          if (example.datasets?.length) await server.engine.datasets.loadTestDatasets?.(example.datasets);
-          const res = await getJson(`${server.url}${endpoint.path}${queryString(example.params)}`);
+          const { res, unused } = await replayExample(server, endpoint, example);
           assert.equal(res.status, example.status ?? 200, `status (body: ${JSON.stringify(res.body).slice(0, 400)})`);
           if ((example.status ?? 200) === 200) {
             assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
@@ -70,7 +64,7 @@ describe("every endpoint file", () => {
             assert.equal(res.body.meta.price_usd, endpoint.price);
             answers.push(res.body.data);
             if (validate && !validate(res.body.data)) {
-              assert.fail(`the answer does not match ${endpoint.key}'s answer schema: ${ajv.errorsText(validate.errors, { dataVar: "data" })} (if the change is meant, run \`npm run answers\`)`);
+              assert.fail(`the answer does not match ${endpoint.key}'s answer schema: ${ajv.errorsText(validate.errors, { dataVar: "data" })}`);
             }
           } else {
             assert.match(res.headers.get("content-type") ?? "", /^application\/problem\+json/);
@@ -78,7 +72,13 @@ describe("every endpoint file", () => {
           for (const [expr, expected] of Object.entries(example.expect ?? {})) {
             assert.deepEqual(await pick(res.body, expr), expected, `${expr} in ${JSON.stringify(res.body).slice(0, 300)}`);
           }
-          for (const s of scopes) assert.ok(s.isDone(), `every recorded upstream call was made: ${s.pendingMocks().join(", ")}`);
+          assert.deepEqual(unused, [], "every recorded upstream call was made");
+        });
+      }
+      if (endpoint.outputFile) {
+        it(`has a current answer schema (${endpoint.outputFile})`, () => {
+          assert.equal(answers.length, endpoint.examples.filter((ex) => (ex.status ?? 200) === 200).length, "every example answered");
+          assert.deepEqual(endpoint.output, derivedAnswerSchema(answers), `the examples' answers have changed shape: if that is meant, run \`npm run answers -- ${endpoint.group}\``);
         });
       }
     });

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { UpstreamClient } from "../engine/upstream/client.ts";
-import type { Source } from "../engine/upstream/sources.ts";
+import { UpstreamClient } from "../../engine/upstream/client.ts";
+import type { Source } from "../../engine/upstream/sources.ts";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} } as never;
 

@@ -1,7 +1,7 @@
 // $htmlText: HTML fragments from upstreams (bill descriptions, news articles) as plain text.
 import assert from "node:assert/strict";
-import { compileTransform } from "../engine/endpoints/transform.ts";
-import { htmlText } from "../engine/endpoints/transform-helpers.ts";
+import { compileTransform } from "../../engine/endpoints/transform.ts";
+import { htmlText } from "../../engine/endpoints/transform-helpers.ts";
 
 describe("$htmlText", () => {
   it("drops tags, decodes entities and keeps one line per paragraph", () => {

@@ -4,9 +4,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient } from "../engine/upstream/client.ts";
-import type { Source } from "../engine/upstream/sources.ts";
-import { isolateNetwork } from "./helpers.ts";
+import { UpstreamClient } from "../../engine/upstream/client.ts";
+import type { Source } from "../../engine/upstream/sources.ts";
+import { isolateNetwork } from "../support/helpers.ts";
 
 const BASE = "https://cache.example";
 function client(httpCache: boolean, base = BASE): UpstreamClient {

@@ -6,9 +6,9 @@ import net from "node:net";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import { ROOT, freeAccess, getJson, tempDir, useTestServer } from "./helpers.ts";
-import { parseParams } from "../engine/endpoints/params.ts";
-import type { Running } from "../engine/http/server.ts";
+import { ROOT, freeAccess, getJson, tempDir, useTestServer } from "../support/helpers.ts";
+import { parseParams } from "../../engine/endpoints/params.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("HTTP edges", () => {
   let server: Running;

@@ -1,7 +1,7 @@
 // $invertedText: OpenAlex sends abstracts as an inverted index { word: [positions] }; the helper rebuilds the text.
 import assert from "node:assert/strict";
-import { compileTransform } from "../engine/endpoints/transform.ts";
-import { invertedText } from "../engine/endpoints/transform-helpers.ts";
+import { compileTransform } from "../../engine/endpoints/transform.ts";
+import { invertedText } from "../../engine/endpoints/transform-helpers.ts";
 
 describe("engine: $invertedText", () => {
   it("puts every word back at its positions, in order", () => {

@@ -1,7 +1,7 @@
 // $jsonstat: JSON-stat 2.0 cells decoded into rows (row-major flat index, last dimension fastest), and $distanceKm.
 import assert from "node:assert/strict";
-import { jsonstatRows } from "../engine/endpoints/jsonstat.ts";
-import { compileTransform, plain } from "../engine/endpoints/transform.ts";
+import { jsonstatRows } from "../../engine/endpoints/jsonstat.ts";
+import { compileTransform, plain } from "../../engine/endpoints/transform.ts";
 
 // Three dimensions of sizes 2 x 3 x 2 (12 cells), in the Eurostat shape: sparse `value` and `status` objects,
 // `category.index` as objects for two dimensions and as an array for one.

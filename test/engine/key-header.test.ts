@@ -1,7 +1,7 @@
 // A source's auth may carry one more credential header besides its main credential (auth.key_header), e.g. an
 // OAuth2 API that also wants an x-api-key: it is required with the main one and sent with every request.
 import assert from "node:assert/strict";
-import { authFor, credentialState, credentialVars, missingCredentials, redactSecrets, type Source } from "../engine/upstream/sources.ts";
+import { authFor, credentialState, credentialVars, missingCredentials, redactSecrets, type Source } from "../../engine/upstream/sources.ts";
 
 const source: Source = {
   name: "mot", envVar: "UPSTREAM_MOT", base_url: "https://example.test", public_base_url: "https://example.test", publisher: "test",

@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
-import { UpstreamClient } from "../engine/upstream/client.ts";
-import { UpstreamError } from "../engine/upstream/error.ts";
-import { createLogger } from "../engine/basics/log.ts";
-import { fixture, freeAccess, getJson, isolateNetwork, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
-import type { Source } from "../engine/upstream/sources.ts";
+import { UpstreamClient } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import { createLogger } from "../../engine/basics/log.ts";
+import { fixture, freeAccess, getJson, isolateNetwork, startTestServer } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { Source } from "../../engine/upstream/sources.ts";
 
 /** A loopback server that counts the connections it is offered (a connection alone is the forgery). */
 async function bystander(): Promise<{ port: number; connections: () => number; close: () => void }> {

@@ -3,8 +3,8 @@
 // A step whose `when` is false is not requested at all (nock refuses any request it was not told of).
 import assert from "node:assert/strict";
 import nock from "nock";
-import { fixture, freeAccess, getJson, useTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { fixture, freeAccess, getJson, useTestServer } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 const BILLS = "https://bills-api.parliament.uk/api/v1";
 const ODS = "https://directory.spineservices.nhs.uk/ORD/2-0-0";

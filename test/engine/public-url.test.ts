@@ -1,8 +1,8 @@
 // The public-url parameter format: a caller's URL that the service would fetch is refused before payment when
 // it can only be unsafe (engine/upstream/url-gate.ts), and a good one is normalised.
 import assert from "node:assert/strict";
-import { parseParams, type ParamSpec } from "../engine/endpoints/params.ts";
-import { Problem } from "../engine/basics/problem.ts";
+import { parseParams, type ParamSpec } from "../../engine/endpoints/params.ts";
+import { Problem } from "../../engine/basics/problem.ts";
 
 const specs: Record<string, ParamSpec> = { url: { type: "string", format: "public-url", required: true, description: "a page" } };
 

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient } from "../engine/upstream/client.ts";
-import type { Source } from "../engine/upstream/sources.ts";
-import { isolateNetwork } from "./helpers.ts";
+import { UpstreamClient } from "../../engine/upstream/client.ts";
+import type { Source } from "../../engine/upstream/sources.ts";
+import { isolateNetwork } from "../support/helpers.ts";
 
 const BASE = "https://contact.example";
 function client(env: NodeJS.ProcessEnv): UpstreamClient {

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { freeAccess, getJson, startTestServer, tempDir } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { freeAccess, getJson, startTestServer, tempDir } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 const ONS = "https://api.beta.ons.gov.uk";
 

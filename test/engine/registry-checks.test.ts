@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { ROOT, tempDir } from "./helpers.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { ROOT, tempDir } from "../support/helpers.ts";
 
 const GROUP = `title: Demo\ndescription: A demo group.\n`;
 const ENDPOINT = (extra: string) => `operation: thing\nsummary: A thing\ndescription: A thing.\nprice: 0.001\n${extra}\nexamples:\n  - params: {}\n`;

@@ -3,13 +3,13 @@
 import assert from "node:assert/strict";
 import nock from "nock";
 import { pino } from "pino";
-import { UpstreamClient } from "../engine/upstream/client.ts";
-import { UpstreamError } from "../engine/upstream/error.ts";
-import type { Source } from "../engine/upstream/sources.ts";
-import { isolateNetwork } from "./helpers.ts";
-import { Problem } from "../engine/basics/problem.ts";
-import { SourceLimits, slotMs } from "../engine/cluster/source-rate-limits.ts";
-import type { Cluster } from "../engine/cluster/redis.ts";
+import { UpstreamClient } from "../../engine/upstream/client.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { Source } from "../../engine/upstream/sources.ts";
+import { isolateNetwork } from "../support/helpers.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { SourceLimits, slotMs } from "../../engine/cluster/source-rate-limits.ts";
+import type { Cluster } from "../../engine/cluster/redis.ts";
 
 const BASE = "https://slow.example";
 function client(budget?: number, rateLimit?: Source["rate_limit"]): UpstreamClient {

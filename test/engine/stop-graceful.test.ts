@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
-import { fixture, startTestServer, tempDir } from "./helpers.ts";
-import { openStore } from "../engine/access/store/index.ts";
-import type { AccessService } from "../engine/access/index.ts";
+import { fixture, startTestServer, tempDir } from "../support/helpers.ts";
+import { openStore } from "../../engine/access/store/index.ts";
+import type { AccessService } from "../../engine/access/index.ts";
 
 interface LogLine { level: number; msg: string }
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import net from "node:net";
-import { ROOT, tempDir } from "./helpers.ts";
+import { ROOT, tempDir } from "../support/helpers.ts";
 
 /** Whether the port is free: we can listen on it ourselves (a probe connection would go through nock's interceptors). */
 const free = (port: number) => new Promise<boolean>((resolve) => {

@@ -1,7 +1,7 @@
 // The JSONata helpers $htmlText and $zonedInstant (engine/endpoints/transform.ts).
 import assert from "node:assert/strict";
-import { compileTransform, plain } from "../engine/endpoints/transform.ts";
-import { htmlText, londonDay, zonedInstant } from "../engine/endpoints/transform-helpers.ts";
+import { compileTransform, plain } from "../../engine/endpoints/transform.ts";
+import { htmlText, londonDay, zonedInstant } from "../../engine/endpoints/transform-helpers.ts";
 
 describe("transform helpers", () => {
   it("$htmlText decodes entities, turns breaks into lines and drops tags, also when the markup arrives escaped", () => {

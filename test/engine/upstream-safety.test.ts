@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import zlib from "node:zlib";
 import type { AddressInfo } from "node:net";
-import { fixture, freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { fixture, freeAccess, getJson, startTestServer } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

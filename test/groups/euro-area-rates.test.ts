@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { type Registry } from "../engine/endpoints/model.ts";
-import { ROOT } from "./helpers.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { type Registry } from "../../engine/endpoints/model.ts";
+import { ROOT } from "../support/helpers.ts";
 
 // Data structure definitions (ECB Data Portal, https://data.ecb.europa.eu/help/api/data: "take the value for each
 // of the Dimensions following the order in which the Dimensions are defined in the DSD"). FM and YC share

@@ -2,8 +2,8 @@
 // Intensity at the current half-hour, Elexon up to the current minute), in the formats the upstreams take.
 import assert from "node:assert/strict";
 import nock from "nock";
-import type { Running } from "../engine/http/server.ts";
-import { freeAccess, getJson, useTestServer, fixture } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
+import { freeAccess, getJson, useTestServer, fixture } from "../support/helpers.ts";
 
 const CI = "https://api.carbonintensity.org.uk";
 const ELEXON = "https://data.elexon.co.uk";

@@ -2,8 +2,8 @@
 // upstream_credentials_missing, made without any upstream request and not charged.
 import assert from "node:assert/strict";
 import nock from "nock";
-import { freeAccess, getJson, startTestServer } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { freeAccess, getJson, startTestServer } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("scholarly without OPENALEX_API_KEY", () => {
   let server: Running;

@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import nock from "nock";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { getJson, startTestServer } from "./helpers.ts";
-import { mockBankOfEngland } from "./support/x402-service.ts";
-import { INITIALIZE, callTool, connectMcp, rawPost, textJson } from "./mcp-client.ts";
-import type { Running } from "../engine/http/server.ts";
+import { getJson, startTestServer } from "../support/helpers.ts";
+import { mockBankOfEngland } from "../support/x402-service.ts";
+import { INITIALIZE, callTool, connectMcp, rawPost, textJson } from "../support/mcp-client.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 describe("MCP server (/mcp)", () => {
   let server: Running;

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { ROOT, startTestServer, tempDir } from "./helpers.ts";
-import type { Running } from "../engine/http/server.ts";
+import { ROOT, startTestServer, tempDir } from "../support/helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 const run = promisify(execFile);
 const NODE = path.join(ROOT, "node_modules", ".bin", "node");

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import nock from "nock";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { freeAccess, startTestServer } from "./helpers.ts";
-import { INITIALIZE, rawPost } from "./mcp-client.ts";
-import type { Running } from "../engine/http/server.ts";
+import { freeAccess, startTestServer } from "../support/helpers.ts";
+import { INITIALIZE, rawPost } from "../support/mcp-client.ts";
+import type { Running } from "../../engine/http/server.ts";
 
 const request = (id: unknown, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 const searchCall = (id: number) => request(id, "tools/call", { name: "search_apis", arguments: { query: "UK base rate", limit: 1 } });

@@ -7,11 +7,11 @@ import nock from "nock";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
-import { startX402Chain, type X402Chain } from "./support/x402-chain.ts";
-import { GROUP_ALLOWANCE, startAccessServer } from "./support/x402-service.ts";
-import { callTool, connectMcp, textJson } from "./mcp-client.ts";
-import type { Running } from "../engine/http/server.ts";
-import type { AccessService } from "../engine/access/index.ts";
+import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
+import { GROUP_ALLOWANCE, startAccessServer } from "../support/x402-service.ts";
+import { callTool, connectMcp, textJson } from "../support/mcp-client.ts";
+import type { Running } from "../../engine/http/server.ts";
+import type { AccessService } from "../../engine/access/index.ts";
 
 const PRICE_ATOMIC = 1000n; // bank-of-england endpoints cost $0.001
 

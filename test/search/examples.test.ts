@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { endpointCard, inputSchema } from "../engine/search/card.ts";
-import { ROOT } from "./helpers.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { endpointCard, inputSchema } from "../../engine/search/card.ts";
+import { ROOT } from "../support/helpers.ts";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });

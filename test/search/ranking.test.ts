@@ -2,11 +2,11 @@
 // labelled query set (endpoints/<group>/search-queries.json) stays above a quality floor, so a ranking regression fails here.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { loadRegistry } from "../engine/endpoints/registry.ts";
-import { createSearchIndex } from "../engine/search/index.ts";
-import { measureQuality, readLabelledQueries } from "../engine/search/quality.ts";
-import { terms } from "../engine/search/text.ts";
-import { ROOT } from "./helpers.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { createSearchIndex } from "../../engine/search/index.ts";
+import { measureQuality, readLabelledQueries } from "../../engine/search/quality.ts";
+import { terms } from "../../engine/search/text.ts";
+import { ROOT } from "../support/helpers.ts";
 
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
 const index = createSearchIndex(registry.endpoints.values());

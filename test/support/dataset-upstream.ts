@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { loadDefinitions } from "../../engine/datasets/definitions.ts";
 import { readSources, sourceEnvVar } from "../../engine/upstream/sources.ts";
-import { datasetCopy, ROOT } from "../helpers.ts";
+import { datasetCopy, ROOT } from "./helpers.ts";
 
 
 export /** Serves /<source><file path> from each dataset's test copy (plugins/<group>/fixtures/<dataset>/<file name>); other paths are 404. */

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { ROOT, fixture, startTestServer, tempDir } from "../helpers.ts";
+import { ROOT, fixture, startTestServer, tempDir } from "./helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { X402Chain } from "./x402-chain.ts";
 

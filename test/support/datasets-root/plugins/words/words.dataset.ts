@@ -1,4 +1,4 @@
-// A small dataset for test/datasets.test.ts (a load runs on a worker thread, which imports its definition from a
+// A small dataset for test/datasets/mechanism.test.ts (a load runs on a worker thread, which imports its definition from a
 // file): words.csv, one word a line, and an optional lists/extra.csv counted apart. A line "BAD" fails the load.
 import type { DatasetDefinition } from "../../../../../engine/datasets/types.ts";
 
