@@ -1,5 +1,5 @@
-// search_apis quality and speed on endpoints/<group>/search-queries.json: top-1 and top-3 accuracy over the queries whose
-// tool exists, then index build time and search latency.
+// search_apis quality and speed on endpoints/<group>/search-queries.json: top-1 and top-3 accuracy over the
+// queries whose tool exists, then index build time and search latency.
 import path from "node:path";
 import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { createSearchIndex } from "../engine/search/index.ts";

@@ -127,7 +127,7 @@ export interface Endpoint {
   examples: Example[];
   /** The JSON Schema of the answer's `data` (engine/endpoints/answer-schema.ts), when declared or derived. */
   output?: Record<string, unknown>;
-  /** Where `npm run answers` keeps the derived answer schema (relative to the project root); none when `output:` is declared. */
+  /** Where `npm run answers` keeps the derived answer schema (from the project root); none if `output:` is declared. */
   outputFile?: string;
   groupInfo: Group;
 }

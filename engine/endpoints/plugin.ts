@@ -1,4 +1,5 @@
-// What a plugin (a function of plugins/<group>/, named in an endpoint file as `plugin: <function>` or `plugin: <file>.<function>`) is given.
+// What a plugin is given: a function of plugins/<group>/, named in an endpoint file as `plugin: <function>`
+// (index.ts) or `plugin: <file>.<function>`.
 import type { ParamValues } from "./params.ts";
 import type { Provenance, UpstreamRequest } from "../upstream/client.ts";
 import type { Datasets } from "../datasets/index.ts";

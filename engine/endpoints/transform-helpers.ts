@@ -1,5 +1,5 @@
 // The helpers every JSONata expression may call (transforms, URL templates, preconditions): the shapes upstreams
-// really send, turned into the answer vocabulary of docs/answers.md. The list with examples is in engine/endpoints/transform.ts.
+// really send, turned into the answer vocabulary of docs/answers.md. The list with examples is in transform.ts.
 import jsonata from "jsonata";
 import { boeDate, toIsoDay } from "../basics/dates.ts";
 import { jsonstatRows } from "./jsonstat.ts";

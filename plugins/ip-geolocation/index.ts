@@ -1,5 +1,5 @@
-// The ip-geolocation group, answered from the local DB-IP Lite dataset (plugins/ip-geolocation/dbip-lite.dataset.ts), with the
-// time zone derived from the coordinates (geo-tz, as time-zones for-point does).
+// The ip-geolocation group, answered from the local DB-IP Lite dataset (dbip-lite.dataset.ts beside this file), with
+// the time zone derived from the coordinates (geo-tz, as time-zones for-point does).
 import { Problem, badParam } from "../../engine/basics/problem.ts";
 import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";

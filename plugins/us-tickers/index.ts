@@ -1,4 +1,4 @@
-// The us-tickers group, answered from the local copy of the SEC ticker files (plugins/us-tickers/us-tickers.dataset.ts).
+// The us-tickers group, answered from the local copy of the SEC ticker files (us-tickers.dataset.ts beside this file).
 import { Problem } from "../../engine/basics/problem.ts";
 import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import { normaliseTicker, searchNames, type Company, type TickerIndex, type TickerRow } from "./lookup.ts";

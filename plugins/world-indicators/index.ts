@@ -1,6 +1,6 @@
 // world-indicators/search-indicators: the World Bank API cannot search indicators by words, so its indicator list
-// is a local dataset (plugins/world-indicators/world-bank-indicators.dataset.ts) searched here. An indicator scores for each word
-// of the question found in its code, name or topics (and less in its definition); an exact code comes first.
+// is a local dataset (world-bank-indicators.dataset.ts beside this file) searched here. An indicator scores for each
+// word of the question found in its code, name or topics (and less in its definition); an exact code comes first.
 import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import { words, type IndicatorIndex } from "./world-bank-indicators.dataset.ts";
 

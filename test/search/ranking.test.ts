@@ -1,5 +1,6 @@
 // The search_apis ranking on the real endpoint files: what an agent types finds the right endpoint, and the
-// labelled query set (endpoints/<group>/search-queries.json) stays above a quality floor, so a ranking regression fails here.
+// labelled query set (endpoints/<group>/search-queries.json) stays above a quality floor, so a ranking regression
+// fails here.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { loadRegistry } from "../../engine/endpoints/registry.ts";

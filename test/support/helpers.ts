@@ -17,7 +17,7 @@ export {
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
-/** A recorded upstream answer, named `<group>:<file>` (or `<file>` with its group): endpoints/<group>/fixtures/<file>. */
+/** A recorded upstream answer, `<group>:<file>` (or `<file>` and its group): endpoints/<group>/fixtures/<file>. */
 export const fixtureFile = (ref: string, group?: string): string => fixtureIn(ROOT, ref, group);
 
 export function fixture(ref: string, group?: string): string {

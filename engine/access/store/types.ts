@@ -1,5 +1,5 @@
 // What the access layer keeps: keys, daily allowance counters, the call ledger, card credit and x402 nonces.
-// Two implementations of one interface: SQLite (default) and PostgreSQL (DATABASE_URL); see engine/access/store/index.ts.
+// Two implementations of one interface: SQLite (default) and PostgreSQL (DATABASE_URL); see index.ts beside it.
 
 export type PaidBy = "allowance" | "credit" | "x402";
 /**
