@@ -17,6 +17,7 @@ import { USER_AGENT } from "../../engine/upstream/exchange.ts";
 import { Datasets, createDatasets, refreshEnabled } from "../../engine/datasets/index.ts";
 import { Problem } from "../../engine/basics/problem.ts";
 import { RefreshSchedule } from "../../engine/datasets/refresh.ts";
+import { definitionFile } from "../../engine/datasets/definitions.ts";
 import { ROOT, isolateNetwork, tempDir } from "../support/helpers.ts";
 import type { DatasetDefinition } from "../../engine/datasets/types.ts";
 import wordsDataset from "../support/datasets-root/plugins/words/words.dataset.ts";
@@ -291,6 +292,18 @@ describe("datasets", () => {
     const v = datasets.use("airports").version;
     await datasets.loadTestDatasets(["airports"]);
     assert.equal(datasets.use("airports").version.version, v.version);
+  });
+
+  it("finds a definition in any group's folder and refuses two datasets of one name", async () => {
+    const root = tempDir();
+    const declare = (file: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.copyFileSync(path.join(WORDS_ROOT, "plugins", "words", "words.dataset.ts"), path.join(root, file));
+    };
+    declare("plugins/alpha/words.dataset.ts");
+    assert.equal(definitionFile(root, "words"), path.join(root, "plugins", "alpha", "words.dataset.ts"));
+    declare("plugins/beta/words.dataset.ts");
+    assert.throws(() => definitionFile(root, "words"), /plugins\/beta\/words\.dataset\.ts: plugins\/alpha\/words\.dataset\.ts declares "words" too/);
   });
 
   it("a server builds the index of a version another process loaded without waiting for a call", async () => {

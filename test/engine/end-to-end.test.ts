@@ -400,6 +400,24 @@ examples:
     ["a file name that does not match", good.replace("operation: thing", "operation: other"), /must match the file name/],
     ["both a plugin and an upstream", good + "plugin: x.y\n", /test\/thing\.yaml: \(top level\) must declare either `upstream` or `plugin`, not both/],
   ];
+  describe("plugin: names a function of the group's own folder, plugins/<group>/", () => {
+    const withPlugin = (name: string) => good.replace("upstream:\n  source: ons\n  path: /data\n", `plugin: ${name}\n`);
+    const load = (name: string) =>
+      loadRegistry({ rootDir: ROOT, endpointsDir: endpointsWith({ "uk-property/_group.yaml": group, "uk-property/thing.yaml": withPlugin(name) }) });
+    it("<function> is index.ts's, <file>.<function> is <file>.ts's", async () => {
+      const { leaseLength } = await import("../../plugins/uk-property/index.ts");
+      const { soldPrices } = await import("../../plugins/uk-property/prices.ts");
+      assert.equal((await load("leaseLength")).find("uk-property", "thing")!.plugin!.fn, leaseLength);
+      assert.equal((await load("prices.soldPrices")).find("uk-property", "thing")!.plugin!.fn, soldPrices);
+    });
+    it("stops with the file and the function it cannot find", async () => {
+      await assert.rejects(load("nothing"), /uk-property\/thing\.yaml: plugins\/uk-property\/index\.ts exports no function "nothing"/);
+      await assert.rejects(load("area.nothing"), /plugins\/uk-property\/area\.ts exports no function "nothing"/);
+      // The group's name is not repeated: uk-property.leaseLength would be a file uk-property.ts in the group's folder.
+      await assert.rejects(load("uk-property.leaseLength"), /plugin file plugins\/uk-property\/uk-property\.ts does not exist/);
+    });
+  });
+
   for (const [what, text, message] of broken) {
     it(`stops with the file's path and the problem: ${what}`, async () => {
       const dir = endpointsWith({ "test/_group.yaml": group, "test/thing.yaml": text });
