@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import autocannon from "autocannon";
 import pg from "pg";
-import { startServer, type Running } from "../engine/server.ts";
+import { startServer, type Running } from "../engine/http/server.ts";
 import type { Access } from "../engine/access/types.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 2);

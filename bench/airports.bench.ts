@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startServer } from "../engine/server.ts";
+import { startServer } from "../engine/http/server.ts";
 import type { Access } from "../engine/access/types.ts";
 
 const DATA = path.resolve(process.env.AIRPORTS_DATA ?? path.join(import.meta.dirname, "..", "..", "shared", "data", "ourairports"));

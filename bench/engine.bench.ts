@@ -7,7 +7,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import autocannon from "autocannon";
-import { startServer } from "../engine/server.ts";
+import { startServer } from "../engine/http/server.ts";
 import { createEngine } from "../engine/engine.ts";
 import type { Access } from "../engine/access/types.ts";
 

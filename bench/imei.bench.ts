@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import tacDefinition, { type TacIndex } from "../plugins/datasets/imei-tac.ts";
+import tacDefinition, { type TacIndex } from "../plugins/imei/imei-tac.dataset.ts";
 import { luhnCheckDigit, parseImei } from "../plugins/imei/imei-number.ts";
 import type { DatasetInput } from "../engine/datasets/types.ts";
 

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import definition from "../plugins/datasets/sanctions.ts";
+import definition from "../plugins/sanctions/sanctions.dataset.ts";
 import { findLocal, inputOf } from "../engine/datasets/input.ts";
 import { nameTokens } from "../plugins/sanctions/normalise.ts";
 import type { Entry } from "../plugins/sanctions/types.ts";

@@ -1,7 +1,7 @@
-// search_apis quality and speed on bench/search-queries/<group>.json: top-1 and top-3 accuracy over the queries whose
-// tool exists, then index build time and search latency.
+// search_apis quality and speed on endpoints/<group>/search-queries.json: top-1 and top-3 accuracy over the
+// queries whose tool exists, then index build time and search latency.
 import path from "node:path";
-import { loadRegistry } from "../engine/registry.ts";
+import { loadRegistry } from "../engine/endpoints/registry.ts";
 import { createSearchIndex } from "../engine/search/index.ts";
 import { measureQuality, readLabelledQueries } from "../engine/search/quality.ts";
 
@@ -12,7 +12,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export default async function searchBench(): Promise<void> {
   const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
-  const queries = readLabelledQueries(path.join(import.meta.dirname, "search-queries"));
+  const queries = readLabelledQueries(path.join(ROOT, "endpoints"));
   const endpoints = [...registry.endpoints.values()];
 
   let t0 = performance.now();

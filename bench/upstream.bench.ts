@@ -5,7 +5,7 @@ import http from "node:http";
 import v8 from "node:v8";
 import vm from "node:vm";
 import type { AddressInfo } from "node:net";
-import { startServer } from "../engine/server.ts";
+import { startServer } from "../engine/http/server.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

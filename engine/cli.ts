@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// npm start | npm run sync -- <dataset> [--from dir] | npm run keys -- ... | npm run credit -- ...
-import { commands } from "./commands.ts";
+// npm start | npm run sync -- <dataset> [--from dir] | npm run keys -- ... | npm run credit -- ... | npm run answers
+// The operator commands, collected from engine/cli/ (each file the commands of one part of the engine).
+import type { Command } from "./cli/command.ts";
+import { serveCommands } from "./cli/serve.ts";
+import { accessCommands } from "./cli/access.ts";
+import { datasetCommands } from "./cli/datasets.ts";
+import { answerCommands } from "./cli/answers.ts";
+
+const commands: Record<string, Command> = { ...serveCommands, ...accessCommands, ...datasetCommands, ...answerCommands };
 
 const [command = "serve", ...args] = process.argv.slice(2);
 const run = commands[command];

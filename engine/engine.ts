@@ -1,9 +1,10 @@
 // The engine: everything a call needs, built once at start-up.
 import { loadConfig, type Config } from "./config.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { loadRegistry, type Registry } from "./registry.ts";
-import { UpstreamClient } from "./upstream.ts";
-import { ResultCache } from "./result-cache.ts";
+import { createLogger, type Logger } from "./basics/log.ts";
+import { loadRegistry } from "./endpoints/registry.ts";
+import { type Registry } from "./endpoints/model.ts";
+import { UpstreamClient } from "./upstream/client.ts";
+import { ResultCache } from "./call/result-cache.ts";
 import { createAccess } from "./access/index.ts";
 import { createDatasets, type Datasets } from "./datasets/index.ts";
 import type { Access } from "./access/types.ts";

@@ -7,17 +7,17 @@
 // An endpoint of price 0 (free allowance only: its upstream's terms forbid selling access) is served from the
 // allowance alone and is never sold: no x402, no credit; once the allowance is spent, 429 allowance_exhausted.
 // Every charge is reserved in the store before the call and made final only when the call succeeded.
-import { Problem } from "../problem.ts";
-import { openStore } from "../store/index.ts";
-import type { Store, BucketClaim, KeyRecord } from "../store/types.ts";
+import { Problem } from "../basics/problem.ts";
+import { openStore } from "./store/index.ts";
+import type { Store, BucketClaim, KeyRecord } from "./store/types.ts";
 import type { Access, CallRequest, Grant, Receipt } from "./types.ts";
 import type { Config } from "../config.ts";
-import type { Logger } from "../log.ts";
-import type { Registry } from "../registry.ts";
+import type { Logger } from "../basics/log.ts";
+import type { Registry } from "../endpoints/model.ts";
 import { accessSettings, type AccessSettings } from "./settings.ts";
 import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload } from "./x402.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
-import { rateLimitHeaders } from "./ratelimit.ts";
+import { rateLimitHeaders } from "./allowance-headers.ts";
 import { LRUCache } from "lru-cache";
 
 export interface AccessDeps { config: Config; log: Logger; registry: Registry; env: NodeJS.ProcessEnv }

@@ -2,7 +2,7 @@
 // authorization was used is recorded as paid (with its transaction); one that can no longer settle (its
 // authorization expired unused) as not charged; the rest stay unknown until the next run.
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { Store } from "../store/types.ts";
+import type { Store } from "./store/types.ts";
 import { authorizationOf, type SettlementCheck } from "./settlement-check.ts";
 
 export interface ReconcileReport { settled: number; not_settled: number; still_unknown: number }

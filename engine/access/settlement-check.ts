@@ -4,7 +4,7 @@
 import { createPublicClient, http, parseAbi, type Address, type Hex } from "viem";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../basics/log.ts";
 
 const TOKEN = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",

@@ -1,8 +1,8 @@
 // Card credit through Stripe Checkout: a session per top-up, credited once per paid session by the signed webhook.
 import Stripe from "stripe";
-import { Problem } from "../problem.ts";
-import type { KeyRecord } from "../store/types.ts";
-import type { Logger } from "../log.ts";
+import { Problem } from "../basics/problem.ts";
+import type { KeyRecord } from "./store/types.ts";
+import type { Logger } from "../basics/log.ts";
 import type { AccessService } from "./index.ts";
 import type { AccessSettings } from "./settings.ts";
 

@@ -1,7 +1,7 @@
 // The access decision of the pipeline: who pays for a call, and how. One implementation serves HTTP and MCP.
-import type { Endpoint } from "../registry.ts";
-import type { ParamValues } from "../params.ts";
-import type { Problem } from "../problem.ts";
+import type { Endpoint } from "../endpoints/model.ts";
+import type { ParamValues } from "../endpoints/params.ts";
+import type { Problem } from "../basics/problem.ts";
 
 export interface CallRequest {
   endpoint: Endpoint;

@@ -6,9 +6,9 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymen
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { createHash } from "node:crypto";
-import { Problem } from "../problem.ts";
-import type { Endpoint } from "../registry.ts";
-import type { Logger } from "../log.ts";
+import { Problem } from "../basics/problem.ts";
+import type { Endpoint } from "../endpoints/model.ts";
+import type { Logger } from "../basics/log.ts";
 import type { X402Settings } from "./settings.ts";
 import { SettlementCheck, authorizationOf } from "./settlement-check.ts";
 

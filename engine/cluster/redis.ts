@@ -3,7 +3,7 @@
 // dataset leases) asks `usable()` first and falls back to in-process behaviour when it says no.
 import crypto from "node:crypto";
 import { createClient } from "redis";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../basics/log.ts";
 
 type Client = ReturnType<typeof createClient>;
 

@@ -3,7 +3,7 @@
 // single-flight across instances: of identical concurrent requests, the instance that takes the request's lock
 // calls the upstream and publishes the outcome; the others wait for it instead of calling.
 import crypto from "node:crypto";
-import { Problem } from "../problem.ts";
+import { Problem } from "../basics/problem.ts";
 import type { Cluster } from "./redis.ts";
 
 /** A response larger than this (as JSON) is not shared; each instance keeps its own. */

@@ -6,9 +6,9 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import got, { HTTPError } from "got";
-import { USER_AGENT } from "../upstream.ts";
-import { checkRedirect, ExchangeError, formatBytes, MAX_REDIRECTS } from "../upstream-http.ts";
-import { authFor, type Source } from "../sources.ts";
+import { USER_AGENT } from "../upstream/exchange.ts";
+import { checkRedirect, ExchangeError, formatBytes, MAX_REDIRECTS } from "../upstream/exchange.ts";
+import { authFor, type Source } from "../upstream/sources.ts";
 import { DatasetLoadError, type FoundFile } from "./input.ts";
 import type { DatasetDefinition } from "./types.ts";
 

@@ -4,19 +4,19 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Problem } from "../problem.ts";
+import { Problem } from "../basics/problem.ts";
 import { DatasetStore, type Failure } from "./store.ts";
 import { DatasetLoadError, findLocal, type FoundFile } from "./input.ts";
 import { download } from "./download.ts";
 import { loadOffThread } from "./load-off-thread.ts";
 import { createProgress, type SyncProgress } from "./progress.ts";
-import { loadDefinitions } from "./definitions.ts";
+import { loadDefinitions, testCopyDir } from "./definitions.ts";
 import { RefreshSchedule } from "./refresh.ts";
 import type { Config } from "../config.ts";
 import type { Cluster } from "../cluster/redis.ts";
-import { durationMs } from "../duration.ts";
-import type { Logger } from "../log.ts";
-import type { Provenance, UpstreamClient } from "../upstream.ts";
+import { durationMs } from "../basics/duration.ts";
+import type { Logger } from "../basics/log.ts";
+import type { Provenance, UpstreamClient } from "../upstream/client.ts";
 import type { DatasetDefinition, DatasetHandle, DatasetVersion } from "./types.ts";
 
 export { DatasetLoadError };
@@ -190,11 +190,11 @@ export class Datasets {
     return v;
   }
 
-  /** Tests: loads test/fixtures/datasets/<name>/ once per engine for each named dataset. */
+  /** Tests: loads each named dataset's test copy (beside its definition, fixtures/<name>/) once per engine. */
   loadTestDatasets = async (names: string[]): Promise<void> => {
     for (const name of names) {
       if (this.testLoaded.has(name)) continue;
-      await this.sync(name, { from: path.join(this.deps.config.rootDir, "test", "fixtures", "datasets", name), progress: createProgress(name, this.deps.log, false) });
+      await this.sync(name, { from: testCopyDir(this.deps.config.rootDir, name), progress: createProgress(name, this.deps.log, false) });
       this.testLoaded.add(name);
     }
   };

@@ -6,7 +6,7 @@ import type { FoundFile } from "./input.ts";
 import type { DatasetProgress, LoadResult } from "./types.ts";
 
 export interface LoadJob {
-  /** The project root: the worker imports plugins/datasets/<name>.ts from there. */
+  /** The project root: the worker imports plugins/<group>/<name>.dataset.ts from there. */
   rootDir: string;
   name: string;
   found: [string, FoundFile][];

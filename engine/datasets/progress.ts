@@ -1,6 +1,6 @@
 // Progress of a sync: a bar on a terminal (cli-progress), plain log lines otherwise (the server, CI, tests).
 import cliProgress from "cli-progress";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../basics/log.ts";
 import type { DatasetProgress } from "./types.ts";
 
 export interface SyncProgress extends DatasetProgress {

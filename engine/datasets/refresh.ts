@@ -1,8 +1,8 @@
 // The running server's background refresh: each dataset loaded before is synced again when its `refresh`
 // interval has passed since its version was loaded; a failed refresh is tried again within the hour.
-import { durationMs } from "../duration.ts";
+import { durationMs } from "../basics/duration.ts";
 import { createProgress, type SyncProgress } from "./progress.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../basics/log.ts";
 import type { DatasetDefinition, DatasetVersion } from "./types.ts";
 
 interface Syncer {

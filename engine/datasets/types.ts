@@ -1,5 +1,5 @@
 // The contract between the dataset mechanism (engine/datasets/) and the datasets plugins declare
-// (plugins/datasets/<name>.ts, each exporting `default` a DatasetDefinition).
+// (plugins/<group>/<name>.dataset.ts, each exporting `default` a DatasetDefinition).
 import type { DatabaseSync } from "node:sqlite";
 import type { ZipEntry } from "./zip.ts";
 
@@ -75,7 +75,7 @@ export interface DatasetDefinition<Index = unknown> {
   /**
    * Parses the files and fills `db`, a fresh empty SQLite database for this version (create the tables and
    * indexes you need). It runs on a worker thread, which imports the definition from its file
-   * (plugins/datasets/<name>.ts): it shares no state with the server's thread. Throw to reject the version: the previous one stays in use. A load that finds
+   * (plugins/<group>/<name>.dataset.ts): it shares no state with the server's thread. Throw to reject the version: the previous one stays in use. A load that finds
    * implausibly little data (a truncated download) must throw. For speed, insert with prepared statements inside
    * one transaction (db.exec("BEGIN") ... db.exec("COMMIT")); the mechanism does not open one for you.
    */

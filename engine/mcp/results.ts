@@ -2,7 +2,7 @@
 // errors (isError) carrying the same RFC 9457 document as HTTP; a 402 follows the x402 v2 MCP transport
 // (structuredContent and content[0].text are the PaymentRequired).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Problem } from "../problem.ts";
+import type { Problem } from "../basics/problem.ts";
 
 export const PAYMENT_META = "x402/payment";
 export const PAYMENT_RESPONSE_META = "x402/payment-response";

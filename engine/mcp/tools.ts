@@ -2,14 +2,14 @@
 // Endpoint calls go through runCall, the pipeline HTTP uses, so validation, allowance, payment, cache and ledger
 // are the same; only the channel ("mcp") and the way errors are returned differ.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { runCall } from "../pipeline.ts";
-import { Problem, badParam, toProblem } from "../problem.ts";
-import { parseParams, type ParamSpec } from "../params.ts";
+import { runCall } from "../call/pipeline.ts";
+import { Problem, badParam, toProblem } from "../basics/problem.ts";
+import { parseParams, type ParamSpec } from "../endpoints/params.ts";
 import { createSearchIndex } from "../search/index.ts";
 import { endpointCard, inputSchema } from "../search/card.ts";
 import { jsonResult, problemResult, successResult } from "./results.ts";
 import type { Engine } from "../engine.ts";
-import type { Endpoint } from "../registry.ts";
+import type { Endpoint } from "../endpoints/model.ts";
 
 /** Who is calling: from the MCP HTTP request and the tools/call request's _meta. */
 export interface Caller {

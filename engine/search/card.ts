@@ -1,7 +1,7 @@
 // What a search hit tells an agent about an endpoint: enough to call it without another look-up.
-import { paramDescription, paramSchema } from "../openapi.ts";
-import { exampleValues, type ParamSpec } from "../params.ts";
-import type { Endpoint } from "../registry.ts";
+import { paramDescription, paramSchema } from "../endpoints/param-schema.ts";
+import { exampleValues, type ParamSpec } from "../endpoints/params.ts";
+import type { Endpoint } from "../endpoints/model.ts";
 
 export interface EndpointCard {
   tool: string;

@@ -6,7 +6,7 @@
 // of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
 import { CITIES, CITY, SYNONYMS } from "./synonyms.ts";
 import { isPair, terms } from "./text.ts";
-import type { Endpoint, Group } from "../registry.ts";
+import type { Endpoint, Group } from "../endpoints/model.ts";
 
 export interface SearchOptions {
   /** Only this group's endpoints. */

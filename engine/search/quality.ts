@@ -34,10 +34,11 @@ export function measureQuality(index: SearchIndex, tools: Set<string>, queries: 
 }
 
 /**
- * The labelled queries: one file a group, bench/search-queries/<group>.json, each a JSON array of
+ * The labelled queries: one file a group, endpoints/<group>/search-queries.json, each a JSON array of
  * { query, tool }, written in agents' own words (not copied from the endpoint files).
  */
-export function readLabelledQueries(dir: string): LabelledQuery[] {
-  return fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort()
-    .flatMap((f) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as LabelledQuery[]);
+export function readLabelledQueries(endpointsDir: string): LabelledQuery[] {
+  return fs.readdirSync(endpointsDir).sort().map((group) => path.join(endpointsDir, group, "search-queries.json"))
+    .filter((f) => fs.existsSync(f))
+    .flatMap((f) => JSON.parse(fs.readFileSync(f, "utf8")) as LabelledQuery[]);
 }

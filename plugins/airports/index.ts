@@ -1,10 +1,10 @@
-// The airports group, answered from the local OurAirports dataset (plugins/datasets/airports.ts).
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
+// The airports group, answered from the local OurAirports dataset (plugins/airports/airports.dataset.ts).
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
 import { boxesAround, type Point } from "../shared/geo.ts";
 import { originFromParams as origin } from "../shared/origin.ts";
 import { compactAirport, datasetType, frequenciesByType, frequency, fromOrigin, fullAirport, navaid, runway, shortType } from "./shape.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
 import type { AirportQueries, AirportRow, FrequencyRow, NavaidRow, RunwayRow } from "./queries.ts";
 

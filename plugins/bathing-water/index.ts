@@ -3,7 +3,7 @@
 // transform filters it. Both hand the transform the API's own items.
 import { distanceKm, type Point } from "../shared/geo.ts";
 import { originFromParams } from "../shared/origin.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const PAGE_SIZE = 500;
 const MAX_PAGES = 4;

@@ -3,8 +3,8 @@
 // has mixed content (italics, MathML inside titles and abstracts) that is flattened to text before parsing.
 // tool, email (query_env) and api_key (optional auth) travel on every request through the `ncbi` source.
 import { XMLParser } from "fast-xml-parser";
-import { Problem, badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

@@ -1,14 +1,14 @@
 // The calculators group: UK business days, the distance between two postcodes, currency conversion.
-import { Problem, badParam } from "../../engine/problem.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
-import { DAY_NAMES, day, daysBetween, isoDay } from "./calendar.ts";
-import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "./bank-holidays.ts";
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
+import { DAY_NAMES, day, daysBetween, isoDay } from "../shared/calendar.ts";
+import { HolidayCalendar, RULE_YEARS, type HolidaySource, type Nation } from "../shared/bank-holidays.ts";
 import { compassPoint, distanceKm, initialBearing, KM_PER_MILE } from "../shared/geo.ts";
 import { convert, currenciesOn, rateDayOnOrBefore } from "./currency.ts";
-import { clock } from "./clock.ts";
+import { clock } from "../shared/clock.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
-import type { HolidayIndex } from "../datasets/uk-bank-holidays.ts";
-import type { RatesIndex } from "../datasets/ecb-rates.ts";
+import type { HolidayIndex } from "../shared/uk-bank-holidays.dataset.ts";
+import type { RatesIndex } from "./ecb-rates.dataset.ts";
 
 // ---- uk-business-days
 

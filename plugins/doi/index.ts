@@ -1,9 +1,9 @@
 // doi: the endpoints that need more than one registry. A DOI belongs to one registration agency: Crossref
 // answers for its own and says 404 for the rest, so Crossref is asked first and DataCite second.
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import { htmlText } from "../../engine/transform-helpers.ts";
-import type { PluginContext, PluginRequest } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import { htmlText } from "../../engine/endpoints/transform-helpers.ts";
+import type { PluginContext, PluginRequest } from "../../engine/endpoints/plugin.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -1,8 +1,8 @@
 // The domains group: registration data from the registries' RDAP servers (chosen by the IANA bootstrap files),
 // DNS from live DNS-over-HTTPS queries. Multi-part answers fetch their parts concurrently.
 import net from "node:net";
-import { Problem, badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import {
   DNS_TYPES, contact, domainOf, domainServer, doh, eventDate, instant, ipServer, rdapGet, records, registrar, vcard, withRole,
   type DnsRecord, type DomainName, type Rdap,

@@ -2,10 +2,10 @@
 // (which registry's RDAP server answers for a TLD or an IP range), RDAP lookups and DoH queries.
 import net from "node:net";
 import { domainToUnicode } from "node:url";
-import { Problem, badParam } from "../../engine/problem.ts";
-import { domainHost } from "../../engine/formats.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import { domainHost } from "../../engine/endpoints/formats.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const DAY_MS = 86_400_000;
 

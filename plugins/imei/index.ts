@@ -1,8 +1,8 @@
 // The imei group: IMEI validation (format and Luhn check) and device identification from the Osmocom TAC
 // database (local dataset imei-tac). An unknown TAC is an answer (found: false), not an error.
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import { parseImei, type ParsedImei } from "./imei-number.ts";
-import type { Device, TacIndex } from "../datasets/imei-tac.ts";
+import type { Device, TacIndex } from "./imei-tac.dataset.ts";
 
 /** The endpoint files' pattern has refused anything that is not 14 to 16 digits, before any payment. */
 const parsed = (raw: string): ParsedImei => parseImei(raw)!;

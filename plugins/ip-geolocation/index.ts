@@ -1,10 +1,10 @@
-// The ip-geolocation group, answered from the local DB-IP Lite dataset (plugins/datasets/dbip-lite.ts), with the
-// time zone derived from the coordinates (geo-tz, as time-zones for-point does).
-import { Problem, badParam } from "../../engine/problem.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+// The ip-geolocation group, answered from the local DB-IP Lite dataset (dbip-lite.dataset.ts beside this file), with
+// the time zone derived from the coordinates (geo-tz, as time-zones for-point does).
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
-import type { AsnRow, CityRow, DbipIndex } from "../datasets/dbip-lite.ts";
-import { zonesAtPoint } from "../time-zones/tz.ts";
+import type { AsnRow, CityRow, DbipIndex } from "./dbip-lite.dataset.ts";
+import { zonesAtPoint } from "../shared/tz.ts";
 import { canonical, ipBytes, reservedRange } from "./ip.ts";
 import { ipOwner } from "../domains/index.ts";
 

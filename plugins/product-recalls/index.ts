@@ -1,8 +1,8 @@
 // product-recalls/search: one question to every recall source at once. The sources are asked concurrently through
 // the shared upstream client (cache, retries, rate limits); their answers are cut to the group's compact shape,
 // merged newest first, and a source that fails is named in `failures` instead of failing the call.
-import { Problem } from "../../engine/problem.ts";
-import type { PluginContext, PluginRequest } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext, PluginRequest } from "../../engine/endpoints/plugin.ts";
 
 export interface Recall {
   id: string;

@@ -2,11 +2,11 @@
 // with the date-holidays library as the fallback whenever Nager.Date fails or does not cover a country. Every
 // answer says which of the two answered (source) and why the fallback was used (fallback_reason).
 import Holidays from "date-holidays";
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import type { ParamValues } from "../../engine/params.ts";
-import { zonesOfCountry } from "../time-zones/tz.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import type { ParamValues } from "../../engine/endpoints/params.ts";
+import { zonesOfCountry } from "../shared/tz.ts";
 
 const DAY = 86_400_000;
 const NAGER_CACHE_MS = DAY;

@@ -1,8 +1,8 @@
 // rxnorm ndc: an NDC in any of its printed forms, read through RxNav's getNDCStatus. RxNav takes the 11-digit
 // CMS form (or a hyphenated 10-digit one); a 10-digit NDC written without hyphens could be any of the three
 // 10-digit layouts, so each 11-digit reading is asked for and the one RxNav knows is answered.
-import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 /** The 11-digit forms an NDC may stand for (one, except for 10 bare digits: three). */
 export function ndc11Candidates(input: string): string[] {

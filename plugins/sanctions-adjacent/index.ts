@@ -3,9 +3,9 @@
 // (consolidated) lists read from the sanctions dataset. The Companies House endpoints are plain YAML.
 import fs from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { badParam } from "../../engine/problem.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
-import type { ParamValues } from "../../engine/params.ts";
+import { badParam } from "../../engine/basics/problem.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
+import type { ParamValues } from "../../engine/endpoints/params.ts";
 import type { Entry } from "../sanctions/types.ts";
 
 interface Country {

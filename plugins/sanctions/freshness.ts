@@ -2,7 +2,7 @@
 // whence that date, and flags a list older than the refresh interval plus a margin. The margin allows for lists
 // that are not republished every day (OFAC publishes when something changes); a flag names the date, so the
 // caller can judge.
-import { durationMs } from "../../engine/duration.ts";
+import { durationMs } from "../../engine/basics/duration.ts";
 import type { ListInfo } from "./store.ts";
 
 const DAY_MS = 86_400_000;

@@ -1,9 +1,9 @@
 // The sanctions endpoints: screen (all lists or some), screen-uk, screen-us, entry, lists and wallet-screen, all
 // read from the local "sanctions" dataset.
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { DatasetHandle } from "../../engine/datasets/types.ts";
-import { Problem } from "../../engine/problem.ts";
-import definition, { FILES } from "../datasets/sanctions.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import definition, { FILES } from "./sanctions.dataset.ts";
 import { freshness, staleWarnings } from "./freshness.ts";
 import type { SanctionsIndex } from "./matcher.ts";
 import { readEntry, readLists, walletsFor, type ListInfo } from "./store.ts";

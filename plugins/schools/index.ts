@@ -1,10 +1,10 @@
-// The schools group, answered from the local GIAS extract (plugins/datasets/schools.ts).
-import { Problem, badParam } from "../../engine/problem.ts";
+// The schools group, answered from the local GIAS extract (plugins/schools/schools.dataset.ts).
+import { Problem, badParam } from "../../engine/basics/problem.ts";
 import { boxesAround, distanceKm } from "../shared/geo.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
-import { normalisePostcode } from "../datasets/gb-postcodes.ts";
-import { compactSchool, type SchoolIndex, type SchoolRecord } from "../datasets/schools.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+import { normalisePostcode } from "../shared/gb-postcodes.dataset.ts";
+import { compactSchool, type SchoolIndex, type SchoolRecord } from "./schools.dataset.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const schools = (ctx: PluginContext) => ctx.dataset<SchoolIndex>("schools").index;
 const parse = (record: string) => JSON.parse(record) as SchoolRecord;

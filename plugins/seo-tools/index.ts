@@ -4,8 +4,8 @@
 import { gunzipSync } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
 import { parseHTML } from "linkedom";
-import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { fetchPage, fetchProblem } from "../shared/fetch-page.ts";
 import { cachedRobots, checkUrl, fetchRobots, robotsParser, safeFetch, SafeFetchError, userAgent, type SafeResponse } from "../shared/safe-fetch.ts";
 

@@ -1,7 +1,7 @@
 // A caller's URL fetched for an endpoint (web-reader, seo-tools): safeFetch's refusals become problems that
 // name the `url` parameter, and the page is recorded as the answer's source.
-import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { decodeBody, safeFetch, SafeFetchError, type SafeFetchOptions, type SafeResponse } from "./safe-fetch.ts";
 
 export interface Page extends SafeResponse {

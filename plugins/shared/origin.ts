@@ -1,8 +1,8 @@
 // The point a near-query starts from: latitude and longitude, or a UK `postcode` (located by resolvePostcode), never
 // both. The endpoint's param_sets refuse a wrong mix before payment; this is the same rule for a direct caller.
-import { badParam } from "../../engine/problem.ts";
+import { badParam } from "../../engine/basics/problem.ts";
 import { resolvePostcode } from "./postcodes.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { Point } from "./geo.ts";
 
 /** `names` are the endpoint's own parameter names for the point (lat/lng by default; latitude/longitude elsewhere). */

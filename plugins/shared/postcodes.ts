@@ -1,10 +1,10 @@
 // A UK postcode's location: from the local Code-Point Open dataset (gb-postcodes) when it is loaded and holds
 // the postcode, else from postcodes.io (Northern Ireland, postcodes newer than the local copy, or no local copy).
 // Any plugin can use it: resolvePostcode(ctx, "postcode").
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import type { PostcodeIndex } from "../datasets/gb-postcodes.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import type { PostcodeIndex } from "./gb-postcodes.dataset.ts";
 
 export interface PostcodeLocation {
   postcode: string;

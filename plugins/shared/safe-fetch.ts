@@ -1,6 +1,6 @@
 // The one way this service fetches a URL a caller names (web-reader, seo-tools): the most dangerous thing it does.
 //
-// 1. URL gate (engine/url-gate.ts) on every hop: http/https only, usual ports, no user:pass@, no local names,
+// 1. URL gate (engine/upstream/url-gate.ts) on every hop: http/https only, usual ports, no user:pass@, no local names,
 //    and an address literal in any spelling (0x7f000001, 2130706433, 127.1) must be public.
 // 2. Connect-time check: request-filtering-agent's agents validate the address the socket actually connects to,
 //    inside the socket's own DNS lookup, so a name that resolves differently a second time (DNS rebinding) cannot
@@ -17,10 +17,10 @@ import got from "got";
 import robotsParserModule from "robots-parser";
 import { LRUCache } from "lru-cache";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
-import { USER_AGENT } from "../../engine/upstream.ts";
-import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/url-gate.ts";
+import { USER_AGENT } from "../../engine/upstream/exchange.ts";
+import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/upstream/url-gate.ts";
 
-export { checkUrl, isAllowedAddress, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../../engine/url-gate.ts";
+export { checkUrl, isAllowedAddress, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../../engine/upstream/url-gate.ts";
 
 /** robots-parser's rules for one file (its bundled types do not resolve under nodenext: the CJS export is the function). */
 export interface RobotsRules {

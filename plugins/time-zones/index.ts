@@ -1,11 +1,11 @@
 // The time-zones group: computed from the runtime's Intl (tzdata in Node's ICU) and geo-tz polygons.
-import { badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import type { ParamValues } from "../../engine/params.ts";
+import { badParam } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import type { ParamValues } from "../../engine/endpoints/params.ts";
 import {
   TZDATA_VERSION, formatOffset, instantOf, isDst, isoInstant, offsetMinutes, resolveZone, transitions as findTransitions,
   zoneAt, zonesAtPoint, zonesOfCountry, type Disambiguation, type Zone,
-} from "./tz.ts";
+} from "../shared/tz.ts";
 
 const RULES_NOTE = "Offsets and transitions come from the IANA tz database compiled into this server's runtime (tzdata_version); a government can change its rules with little notice, and a newer release is needed to know.";
 

@@ -1,11 +1,11 @@
 // The uk-bank-holidays group: the GOV.UK bank holidays held locally (dataset uk-bank-holidays, merged across
 // fetches so history never shrinks). Only published holidays are answered: a date outside the years the list
 // covers is a 422 naming the parameter and the covered range, never a guess from the rules.
-import { Problem } from "../../engine/problem.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
-import { DAY_NAMES, addDays, day, isoDay, isWeekend } from "../calculators/calendar.ts";
-import { NATIONS, type Holiday, type HolidayCalendar, type Nation } from "../calculators/bank-holidays.ts";
-import type { HolidayIndex } from "../datasets/uk-bank-holidays.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
+import { DAY_NAMES, addDays, day, isoDay, isWeekend } from "../shared/calendar.ts";
+import { NATIONS, type Holiday, type HolidayCalendar, type Nation } from "../shared/bank-holidays.ts";
+import type { HolidayIndex } from "../shared/uk-bank-holidays.dataset.ts";
 
 interface Coverage { from: string; to: string }
 

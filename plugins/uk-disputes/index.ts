@@ -5,11 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { badParam, Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import { addDays, addMonths, day, daysBetween, isoDay, isWeekend } from "../calculators/calendar.ts";
-import { clock } from "../calculators/clock.ts";
-import { ruleHolidays } from "../calculators/bank-holidays.ts";
+import { badParam, Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import { addDays, addMonths, day, daysBetween, isoDay, isWeekend } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
+import { ruleHolidays } from "../shared/bank-holidays.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const load = (f: string) => JSON.parse(fs.readFileSync(path.join(here, f), "utf8"));

@@ -2,10 +2,10 @@
 // parse keeps elements but not the order of text around inline markup, so a sentence with a citation in it would
 // come out scrambled). The endpoint's transform reads the metadata from `doc`, the same tree `format: xml` gives.
 import { XMLParser } from "fast-xml-parser";
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import { parseBody } from "../../engine/parse-body.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import { parseBody } from "../../engine/upstream/parse-body.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 type OrderedNode = { [tag: string]: OrderedNode[] | string | Record<string, string> | undefined; ":@"?: Record<string, string> };
 

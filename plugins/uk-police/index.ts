@@ -1,7 +1,7 @@
 // uk-police: crimes near a postcode. The postcode is located by the shared resolver (the local Code-Point Open copy
 // first, then postcodes.io), then the same data.police.uk calls as crimes-near are made (the latest month published
 // only when no month is given); the group's transform shapes the answer from { updated, crimes, origin }.
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
 
 const DAY_MS = 86_400_000;

@@ -1,9 +1,9 @@
 // uk-postcodes: lookup (a live postcode's record, else why it is gone: terminated in YYYY-MM) and validate (the
 // shared postcode resolver: the local Code-Point Open copy first, then postcodes.io). Northern Ireland (BT)
 // postcodes are refused by the endpoint files before any call (licence), except validate's format check.
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { resolvePostcode } from "../shared/postcodes.ts";
 
 const DAY_MS = 86_400_000;

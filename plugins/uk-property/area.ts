@@ -2,10 +2,10 @@
 // Data), planning designations (planning.data.gov.uk), the latest month of street crime within a mile (police.uk)
 // and flood warnings within 5 km (Environment Agency). A part that fails is reported in the answer with its error;
 // only the postcode lookup, which every other part needs, is fatal.
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import { clock } from "../calculators/clock.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import { clock } from "../shared/clock.ts";
 import { salesIn, summarise } from "./prices.ts";
 import { designationsAt } from "./planning.ts";
 

@@ -2,7 +2,7 @@
 // published twice (by the council and by a national body, or twice by the council at different quality): records of
 // one dataset with the same name are merged into one, the authoritative one first, the others kept as references.
 import { originFromParams } from "../shared/origin.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { Point } from "../shared/geo.ts";
 
 /** The datasets asked for, with what each one means for a planning application. */

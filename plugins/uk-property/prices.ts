@@ -1,11 +1,11 @@
 // Sold prices from HM Land Registry Price Paid Data (England and Wales, since 1995) and the UK House Price Index.
 // The PPD report app answers a CSV without a header row whose fields are all quoted (addresses hold commas), so it
 // is parsed as rows of columns by position; the UKHPI download is a CSV with a header row, one row per month.
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
-import { addMonths, day, isoDay } from "../calculators/calendar.ts";
-import { clock } from "../calculators/clock.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
+import { addMonths, day, isoDay } from "../shared/calendar.ts";
+import { clock } from "../shared/clock.ts";
 
 const PROPERTY_TYPES: Record<string, string> = { D: "detached", S: "semi-detached", T: "terraced", F: "flat-maisonette", O: "other" };
 const TENURES: Record<string, string> = { F: "freehold", L: "leasehold" };

@@ -1,9 +1,9 @@
 // SEC EDGAR calls that need a company: the CIK comes from `cik`, or from `ticker` through the local us-tickers
 // dataset (no upstream call). data.sec.gov wants the CIK zero-padded to 10 digits in every path.
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import { durationMs } from "../../engine/duration.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import { durationMs } from "../../engine/basics/duration.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { TickerIndex } from "../us-tickers/lookup.ts";
 import { findTicker, padCik } from "../us-tickers/index.ts";
 

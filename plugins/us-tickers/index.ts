@@ -1,6 +1,6 @@
-// The us-tickers group, answered from the local copy of the SEC ticker files (plugins/datasets/us-tickers.ts).
-import { Problem } from "../../engine/problem.ts";
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
+// The us-tickers group, answered from the local copy of the SEC ticker files (us-tickers.dataset.ts beside this file).
+import { Problem } from "../../engine/basics/problem.ts";
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
 import { normaliseTicker, searchNames, type Company, type TickerIndex, type TickerRow } from "./lookup.ts";
 
 const EDGAR = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=";

@@ -1,8 +1,8 @@
 // us-treasury/yield-history: the daily par yield curve is published as one CSV per year, so a range reads each
 // year's file (concurrently, through the shared client and its cache); at most the last MAX_YEARS of a longer
 // range. The endpoint's transform picks the maturity and the days.
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 const MAX_YEARS = 5;
 const HOUR = 3_600_000;

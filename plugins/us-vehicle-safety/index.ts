@@ -1,8 +1,8 @@
 // us-vehicle-safety/ratings: NCAP lists a model year's variants (body style, drive) with their vehicle ids, and
 // rates each variant in a call of its own; the variants' ratings are asked for concurrently (at most 8) through
 // the shared client. The endpoint's transform shapes each raw rating as us-vehicle-safety/rating does.
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 type Row = Record<string, any>;
 const MAX_VARIANTS = 8;

@@ -2,9 +2,9 @@
 // recent one. api.weather.gov answers a point with its grid's station list (nearest first); a station's "latest"
 // can be missing (404), empty (every value null) or hours old when the station is offline, so up to three
 // stations are tried and the first fresh, non-empty observation wins (else the freshest one found, with its age).
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 type Row = Record<string, any>;
 interface Measure { unitCode?: string; value?: number | null }

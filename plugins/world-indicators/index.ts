@@ -1,8 +1,8 @@
 // world-indicators/search-indicators: the World Bank API cannot search indicators by words, so its indicator list
-// is a local dataset (plugins/datasets/world-bank-indicators.ts) searched here. An indicator scores for each word
-// of the question found in its code, name or topics (and less in its definition); an exact code comes first.
-import { needsDatasets, type PluginContext } from "../../engine/plugin.ts";
-import { words, type IndicatorIndex } from "../datasets/world-bank-indicators.ts";
+// is a local dataset (world-bank-indicators.dataset.ts beside this file) searched here. An indicator scores for each
+// word of the question found in its code, name or topics (and less in its definition); an exact code comes first.
+import { needsDatasets, type PluginContext } from "../../engine/endpoints/plugin.ts";
+import { words, type IndicatorIndex } from "./world-bank-indicators.dataset.ts";
 
 const STOP = new Set(["the", "of", "a", "an", "and", "or", "in", "for", "to", "by", "on", "per", "what", "is", "how", "much", "many", "which", "indicator", "indicators", "data", "world", "bank"]);
 

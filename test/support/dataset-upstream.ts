@@ -5,12 +5,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { loadDefinitions } from "../../engine/datasets/definitions.ts";
-import { readSources, sourceEnvVar } from "../../engine/sources.ts";
-import { FIXTURES, ROOT } from "../helpers.ts";
+import { readSources, sourceEnvVar } from "../../engine/upstream/sources.ts";
+import { datasetCopy, ROOT } from "./helpers.ts";
 
-const DATASETS = path.join(FIXTURES, "datasets");
 
-export /** Serves /<source><file path> from test/fixtures/datasets/<dataset>/<file name>; other paths are 404. */
+export /** Serves /<source><file path> from each dataset's test copy (plugins/<group>/fixtures/<dataset>/<file name>); other paths are 404. */
 async function fixtureUpstream(hold: Promise<void>): Promise<{ server: http.Server; env: Record<string, string>; asked: string[] }> {
   const sources = readSources(path.join(ROOT, "sources.yaml"));
   const definitions = await loadDefinitions(ROOT, sources);
@@ -20,7 +19,7 @@ async function fixtureUpstream(hold: Promise<void>): Promise<{ server: http.Serv
     for (const f of def.files) {
       const source = f.source ?? def.source;
       usedSources.add(source);
-      files.set(`/${source}${f.path.split("?")[0]}`, path.join(DATASETS, def.name, f.name));
+      files.set(`/${source}${f.path.split("?")[0]}`, datasetCopy(def.name, f.name));
     }
   }
   const asked: string[] = [];

@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
 import YAML from "yaml";
-import { FIXTURES, ROOT, mockTokenRequest } from "../helpers.ts";
-import type { Endpoint, Example, Registry } from "../../engine/registry.ts";
+import { ROOT, fixtureFile, mockTokenRequest } from "./helpers.ts";
+import type { Endpoint, Example, Registry } from "../../engine/endpoints/model.ts";
 
 export interface Junk {
   name: string;
@@ -99,7 +99,7 @@ function canonical(text: string): string {
  */
 function realAnswersAmong(endpoint: Endpoint): Set<string> {
   const recorded = new Set(endpoint.examples.flatMap((e) => e.fixtures ?? []).filter((f) => (f.status ?? 200) === 200)
-    .map((f) => canonical(fs.readFileSync(path.join(FIXTURES, f.file), "utf8"))));
+    .map((f) => canonical(fs.readFileSync(fixtureFile(f.file, endpoint.group), "utf8"))));
   return new Set(JUNK.filter((j) => recorded.has(canonical(j.body))).map((j) => j.name));
 }
 

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { ROOT } from "../helpers.ts";
+import { ROOT } from "./helpers.ts";
 
 export async function freePort(): Promise<number> {
   const s = net.createServer();

@@ -2,12 +2,12 @@
 // bank-of-england group with small allowances (so buckets run out in a few calls), paid through a local chain.
 //   group bank-of-england: 3 free calls a day without a key (MCP), 5 with a key; bank-rate and sonia draw from it,
 //   and sonia also from its own endpoint bucket of 1 / 2.
-// Upstream: the Bank of England CSV fixtures of test/fixtures/bank-of-england, replayed with nock.
+// Upstream: the Bank of England CSV fixtures of endpoints/bank-of-england/fixtures, replayed with nock.
 import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
-import { ROOT, fixture, startTestServer, tempDir } from "../helpers.ts";
-import type { Running } from "../../engine/server.ts";
+import { ROOT, fixture, startTestServer, tempDir } from "./helpers.ts";
+import type { Running } from "../../engine/http/server.ts";
 import type { X402Chain } from "./x402-chain.ts";
 
 export const BOE = "https://www.bankofengland.co.uk";
@@ -29,9 +29,9 @@ export function smallAllowanceEndpoints(): string {
 
 /** Replays the Bank of England database for bank-rate and sonia (any number of calls); a `from` of 1999-01-01 gets an HTML error page (-> 502). */
 export function mockBankOfEngland(): void {
-  nock(BOE).persist().get(BOE_PATH).query((q) => q.Datefrom === "01/Jan/1999").reply(200, fixture("bank-of-england/not-a-series.html"), { "content-type": "text/html" });
+  nock(BOE).persist().get(BOE_PATH).query((q) => q.Datefrom === "01/Jan/1999").reply(200, fixture("bank-of-england:not-a-series.html"), { "content-type": "text/html" });
   for (const series of ["IUDBEDR", "IUDSOIA"]) {
-    nock(BOE).persist().get(BOE_PATH).query((q) => q.SeriesCodes === series && q.Datefrom !== "01/Jan/1999").reply(200, fixture(`bank-of-england/${series}.csv`), { "content-type": "application/csv" });
+    nock(BOE).persist().get(BOE_PATH).query((q) => q.SeriesCodes === series && q.Datefrom !== "01/Jan/1999").reply(200, fixture(`bank-of-england:${series}.csv`), { "content-type": "application/csv" });
   }
 }
 

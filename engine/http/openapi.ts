@@ -1,0 +1,102 @@
+// The OpenAPI 3.1 document, generated from the endpoint files.
+import { paramDescription, paramSchema } from "../endpoints/param-schema.ts";
+import type { Registry, Endpoint } from "../endpoints/model.ts";
+
+const VERSION = "1.1.0";
+
+/** A derived answer schema without its file comment. */
+function openApiSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $comment: _c, ...rest } = schema;
+  return rest;
+}
+
+function operation(e: Endpoint): Record<string, unknown> {
+  const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
+  return {
+    operationId: e.operationId,
+    summary: e.summary,
+    description: e.description + (e.disclaimers.length ? `\n\n${e.disclaimers.join(" ")}` : ""),
+    tags: [e.group],
+    "x-price-usd": e.price,
+    ...(e.freeOnly ? { "x-free-allowance-only": true } : {}),
+    "x-mcp-tool": e.toolName,
+    "x-free-allowance": e.buckets.map((b) => ({ bucket: b.id, per_day_without_key: b.anonymous, per_day_with_key: b.key })),
+    parameters: Object.entries(e.params).map(([name, spec]) => ({
+      name, in: "query", required: spec.required === true, description: paramDescription(spec), schema: paramSchema(spec, name),
+      ...(spec.type === "array" ? { style: "form", explode: false } : {}),
+    })),
+    responses: {
+      "200": {
+        description: "The data, with where it came from",
+        content: { "application/json": { schema: e.output
+          ? { allOf: [{ $ref: "#/components/schemas/Envelope" }, { type: "object", properties: { data: openApiSchema(e.output) } }] }
+          : { $ref: "#/components/schemas/Envelope" } } },
+      },
+      "400": problem("A parameter is missing or not valid; `param` names it"),
+      ...(e.freeOnly ? {
+        "401": problem("Served within the free allowance only: this needs a free key (X-API-Key) over HTTP; it cannot be bought"),
+        "429": {
+          ...problem("allowance_exhausted: today's free allowance is spent, and this endpoint cannot be bought; retry after the UTC day ends"),
+          headers: { "Retry-After": { description: "Seconds until the allowance resets (end of the UTC day)", schema: { type: "integer" } } },
+        },
+      } : {
+      "402": {
+        ...problem("Payment required: pay with x402 (PAYMENT-REQUIRED header), use a free key, or buy credit"),
+        headers: { "PAYMENT-REQUIRED": { description: "Base64 of the x402 v2 PaymentRequired", schema: { type: "string" } } },
+      },
+      }),
+      "404": problem("No such endpoint, or the upstream has no such record"),
+      "502": problem("The upstream failed, timed out or answered something unreadable; not charged"),
+      "503": problem("A local dataset is not loaded yet (`dataset_not_loaded`, with Retry-After), the server lacks a credential the upstream needs (`upstream_credentials_missing`), or the upstream refuses more requests for now (`upstream_busy`); not charged"),
+    },
+  };
+}
+
+export function buildOpenApi(registry: Registry, baseUrl: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const e of registry.endpoints.values()) paths[e.path] = { get: operation(e) };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Public-data API for AI agents",
+      version: VERSION,
+      description: "Clean JSON from public sources, priced per call (USD, paid in USDC with x402 v2 or from card credit), with a free daily allowance per key. Every endpoint is also an MCP tool at /mcp.",
+    },
+    servers: [{ url: baseUrl }],
+    tags: [...registry.groups.values()].map((g) => ({ name: g.name, description: `${g.title}. ${g.description}` })),
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" } },
+      schemas: {
+        Problem: {
+          type: "object",
+          required: ["type", "title", "status", "detail", "code"],
+          properties: {
+            type: { type: "string" }, title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" },
+            code: { type: "string", description: "Stable machine-readable error code" },
+            param: { type: "string", description: "The offending query parameter" },
+            instance: { type: "string" },
+          },
+        },
+        Envelope: {
+          type: "object",
+          required: ["data", "meta"],
+          properties: {
+            data: { description: "The endpoint's answer" },
+            meta: {
+              type: "object",
+              properties: {
+                endpoint: { type: "string" },
+                sources: { type: "array", items: { type: "object", properties: { source: { type: "string" }, publisher: { type: "string" }, url: { type: "string" }, fetched_at: { type: "string", format: "date-time" }, cached: { type: "boolean" } } } },
+                warnings: { type: "array", description: "Parts of the answer an auxiliary look-up could not read (they are null in data)", items: { type: "object", properties: { part: { type: "string" }, source: { type: "string" }, detail: { type: "string" } } } },
+                attribution: { type: "string" }, disclaimers: { type: "array", items: { type: "string" } },
+                price_usd: { type: "number" }, paid_by: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+    security: [{}, { apiKey: [] }],
+  };
+}

@@ -1,2 +1,0 @@
-// The engine's clock: a test that sets clock.today moves the parameter bounds and the calculators together.
-export { clock } from "../../engine/clock.ts";

@@ -1,0 +1,103 @@
+// The search_apis ranking on the real endpoint files: what an agent types finds the right endpoint, and the
+// labelled query set (endpoints/<group>/search-queries.json) stays above a quality floor, so a ranking regression
+// fails here.
+import assert from "node:assert/strict";
+import path from "node:path";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { createSearchIndex } from "../../engine/search/index.ts";
+import { measureQuality, readLabelledQueries } from "../../engine/search/quality.ts";
+import { terms } from "../../engine/search/text.ts";
+import { ROOT } from "../support/helpers.ts";
+
+const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
+const index = createSearchIndex(registry.endpoints.values());
+const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
+
+describe("search index", () => {
+  describe("terms", () => {
+    it("makes one term of a word's forms, and of number words and digits", () => {
+      assert.deepEqual(terms("rates rated rating").slice(0, 3), ["rat", "rat", "rat"]);
+      assert.deepEqual(terms("five-year gilts"), terms("5y gilt"));
+      assert.deepEqual(terms("ten year"), terms("10-year"));
+    });
+
+    it("keeps a country apart from a currency, and a day's forms together", () => {
+      assert.notDeepEqual(terms("France"), terms("franc"));
+      assert.deepEqual(terms("francs"), terms("franc"));
+      assert.deepEqual(terms("priced pricing prices"), ["price", "price", "price", "price~price", "price~price"]);
+      assert.deepEqual(terms("days holidays").slice(0, 2), terms("day holiday").slice(0, 2));
+    });
+
+    it("keeps US the country and drops us the pronoun", () => {
+      assert.ok(terms("US sanctions").includes("usa"));
+      assert.ok(!terms("tell us the rate").includes("usa"));
+    });
+  });
+
+  describe("ranking", () => {
+    it("finds an endpoint from an agent's own words", () => {
+      assert.equal(top("what is the UK base rate")[0], "bank-of-england__bank-rate");
+      assert.equal(top("pound to dollar exchange rate")[0], "bank-of-england__gbp-usd");
+      assert.equal(top("UK inflation")[0], "uk-economy__cpi-annual-rate");
+    });
+
+    it("tells converting an amount from a rate series, and counting working days from dates", () => {
+      assert.equal(top("convert 250 US dollars to euros")[0], "calculators__currency-convert");
+      assert.equal(top("working days between 1 March and 30 April")[0], "calculators__uk-business-days");
+    });
+
+    it("matches parameter names", () => {
+      const [first] = index.search("term_years lease_start");
+      assert.equal(first.endpoint.toolName, "uk-property__lease-length");
+    });
+
+    it("forgives a misspelt word", () => {
+      assert.match(top("mortage rates")[0], /^bank-of-england__mortgage-/);
+    });
+
+    it("puts an endpoint named outright first", () => {
+      assert.equal(top("bank-of-england__gbp-chf")[0], "bank-of-england__gbp-chf");
+      assert.equal(top("uk-economy/series")[0], "uk-economy__series");
+    });
+
+    it("keeps to a group and a limit, best first", () => {
+      const hits = index.search("rate", { group: "uk-economy", limit: 3 });
+      assert.equal(hits.length, 3);
+      for (const h of hits) assert.equal(h.endpoint.group, "uk-economy");
+      assert.deepEqual(hits.map((h) => h.score), [...hits.map((h) => h.score)].sort((a, b) => b - a));
+    });
+
+    it("finds nothing for words no endpoint uses", () => {
+      assert.deepEqual(index.search("zxqv wplk"), []);
+    });
+  });
+
+  describe("quality on the labelled query set", () => {
+    const queries = readLabelledQueries(path.join(ROOT, "endpoints"));
+
+    it("has at least 100 queries for endpoints that exist, each naming a tool of the specification's form", () => {
+      for (const q of queries) assert.match(q.tool, /^[a-z0-9-]+__[a-z0-9-]+$/, q.query);
+      const tools = new Set([...registry.endpoints.values()].map((e) => e.toolName));
+      assert.ok(queries.filter((q) => tools.has(q.tool)).length >= 100);
+    });
+
+    it("finds the expected tool in the top 3 for at least 99% of them, and first for at least 95%", () => {
+      const q = measureQuality(index, new Set([...registry.endpoints.values()].map((e) => e.toolName)), queries);
+      const misses = q.misses.map((m) => `"${m.query}" wants ${m.expected}, got ${m.got.join(", ")}`).join("\n  ");
+      assert.ok(q.top3 >= 0.99, `top-3 ${q.top3.toFixed(3)} over ${q.ran} queries; not in the top 3:\n  ${misses}`);
+      assert.ok(q.top1 >= 0.95, `top-1 ${q.top1.toFixed(3)} over ${q.ran} queries`);
+    });
+
+    /** Endpoints that need no questions of their own, each with the reason. None today. */
+    const EXEMPT: Record<string, string> = {};
+
+    it("asks at least 3 questions of every endpoint", () => {
+      const asked = new Map<string, number>();
+      for (const q of queries) asked.set(q.tool, (asked.get(q.tool) ?? 0) + 1);
+      const short = [...registry.endpoints.values()]
+        .filter((e) => !(e.toolName in EXEMPT) && (asked.get(e.toolName) ?? 0) < 3)
+        .map((e) => `${e.toolName} (${asked.get(e.toolName) ?? 0})`);
+      assert.deepEqual(short, [], `endpoints with fewer than 3 questions in endpoints/<group>/search-queries.json: ${short.join(", ")}`);
+    });
+  });
+});
