@@ -3,6 +3,7 @@
 // answer says which of the two answered (source) and why the fallback was used (fallback_reason).
 import Holidays from "date-holidays";
 import { Problem } from "../../engine/basics/problem.ts";
+import { clock } from "../../engine/basics/clock.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { ParamValues } from "../../engine/endpoints/params.ts";
@@ -82,10 +83,28 @@ function fromNager(h: NagerHoliday): Holiday {
   };
 }
 
-/** date-holidays' list for a year: public and bank days off and, on request, the other kinds. */
+/** The countries date-holidays knows, read once. */
+let libraryCountries: Set<string> | undefined;
+const libraryCountryCodes = () => (libraryCountries ??= new Set(Object.keys(new Holidays().getCountries("en"))));
+
+/**
+ * A year's list never changes for a given library version, and working it out is slow (the worldwide fallback
+ * needs every country's: seconds on the thread that answers calls), so each list is worked out once.
+ */
+const libraryLists = new Map<string, Holiday[] | undefined>();
 function fromLibrary(country: string, year: number, subdivision?: string): Holiday[] | undefined {
+  const key = `${country} ${year} ${subdivision ?? ""}`;
+  if (!libraryLists.has(key)) {
+    if (libraryLists.size >= 2_000) libraryLists.clear();
+    libraryLists.set(key, workOutLibraryList(country, year, subdivision));
+  }
+  return libraryLists.get(key);
+}
+
+/** date-holidays' list for a year: public and bank days off and, on request, the other kinds. */
+function workOutLibraryList(country: string, year: number, subdivision?: string): Holiday[] | undefined {
+  if (!libraryCountryCodes().has(country)) return undefined;
   const national = new Holidays(country);
-  if (!Object.keys(new Holidays().getCountries("en")).includes(country)) return undefined;
   const local = national.getLanguages()[0] ?? "en";
   const nationalDays = new Set(national.getHolidays(year, "en").map((h) => `${h.date} ${h.rule}`));
   const state = subdivision?.split("-")[1];
@@ -134,7 +153,7 @@ function typesWanted(ctx: PluginContext): string[] | null {
 
 export async function holidays(ctx: PluginContext) {
   const country = ctx.params.country as string;
-  const year = (ctx.params.year as number | undefined) ?? new Date().getUTCFullYear();
+  const year = (ctx.params.year as number | undefined) ?? clock.now().getUTCFullYear();
   const sub = checkSubdivision(ctx.params);
   const types = typesWanted(ctx);
   const list = await yearList(ctx, country, year, sub);
@@ -164,7 +183,7 @@ isHoliday.validate = (params: ParamValues) => void checkSubdivision(params);
 /** Today in the country's main time zone (its first listed zone), as YYYY-MM-DD. */
 function todayIn(country: string): string {
   const zone = zonesOfCountry(country)[0]?.name ?? "UTC";
-  return new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(Date.now());
+  return new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(clock.now());
 }
 
 const dayMs = (d: string) => Date.parse(`${d}T00:00:00Z`);
@@ -264,7 +283,7 @@ function computeLongWeekends(days: Holiday[], year: number): NagerLongWeekend[] 
 
 export async function longWeekends(ctx: PluginContext) {
   const country = ctx.params.country as string;
-  const year = (ctx.params.year as number | undefined) ?? new Date().getUTCFullYear();
+  const year = (ctx.params.year as number | undefined) ?? clock.now().getUTCFullYear();
   const r = await nager(ctx, `/LongWeekend/${year}/${country}`, isLongWeekends);
   let source: Source = "nager-date";
   let reason: string | null = null;
@@ -312,16 +331,16 @@ export async function worldwideNext(ctx: PluginContext) {
   let source: Source = "nager-date";
   let reason: string | null = null;
   let items: (Holiday & { country_code: string })[];
-  const today = new Date().toISOString().slice(0, 10);
+  const today = clock.now().toISOString().slice(0, 10);
   if (typeof r !== "string") {
     items = r.map((h) => ({ country_code: h.countryCode, ...fromNager(h) }));
   } else {
     source = "date-holidays";
     reason = r;
     ctx.record({ ...FALLBACK_PROVENANCE, fetched_at: new Date().toISOString() });
-    const end = new Date(Date.now() + 7 * DAY).toISOString().slice(0, 10);
+    const end = new Date(clock.now().getTime() + 7 * DAY).toISOString().slice(0, 10);
     const year = Number(today.slice(0, 4));
-    items = Object.keys(new Holidays().getCountries("en")).flatMap((code) =>
+    items = [...libraryCountryCodes()].flatMap((code) =>
       [year, year + 1].flatMap((y) => fromLibrary(code, y) ?? [])
         .filter((h) => h.national && h.date >= today && h.date <= end && h.types.includes("public"))
         .map((h) => ({ country_code: code, ...h })));

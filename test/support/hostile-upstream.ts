@@ -122,9 +122,8 @@ function ownWords(endpoint: Endpoint): Set<string> {
   const { examples: _examples, ...definition } = YAML.parse(fs.readFileSync(path.join(ROOT, endpoint.file), "utf8")) as Record<string, unknown>;
   const texts = [JSON.stringify(definition), fs.readFileSync(path.join(ROOT, "endpoints", endpoint.group, "_group.yaml"), "utf8")];
   if (endpoint.plugin) {
-    const dir = path.join(ROOT, "plugins", endpoint.plugin.name.split(".")[0]);
-    const files = fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, String(f))).filter((f) => f.endsWith(".ts")) : [`${dir}.ts`];
-    texts.push(...files.map((f) => fs.readFileSync(f, "utf8")));
+    const dir = path.join(ROOT, "plugins", endpoint.group);
+    texts.push(...fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, String(f))).filter((f) => f.endsWith(".ts")).map((f) => fs.readFileSync(f, "utf8")));
   }
   return new Set(texts.flatMap(words));
 }
