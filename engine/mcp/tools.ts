@@ -17,6 +17,8 @@ export interface Caller {
   apiKey?: string;
   /** _meta["x402/payment"]: an x402 PaymentPayload. */
   payment?: unknown;
+  /** _meta.idempotencyKey, as sent. */
+  idempotencyKey?: unknown;
 }
 
 export interface Toolbox {
@@ -103,9 +105,10 @@ export function createToolbox(engine: Engine): Toolbox {
         apiKey: caller.apiKey,
         clientId: caller.clientId,
         paymentPayload: caller.payment,
+        idempotencyKey: caller.idempotencyKey,
         resourceUrl: instance,
       });
-      return successResult(result.body);
+      return successResult(result);
     } catch (e) {
       if (!(e instanceof Problem)) engine.log.error({ err: e, tool }, "MCP tool call failed");
       return problemResult(toProblem(e), instance);
