@@ -45,35 +45,39 @@ export function requestOf(call: Pick<CallRequest, "endpoint" | "query">): string
 /** What "the same request" is compared by: a digest of its parts. */
 export const fingerprint = (...parts: unknown[]): string => createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 
-// Made afresh for each refusal: the pipeline adds headers to the problem it is given.
-const REFUSALS: Record<OnceKind, { reused: () => Problem; inUse: () => Problem }> = {
+type Refusal = { status: number; code: string; detail: string };
+
+/** Why an id cannot run this call: used for another request, or held by a call still running (then retry soon). */
+const REFUSALS: Record<OnceKind, { reused: Refusal; inUse: Refusal }> = {
   key: {
-    reused: () => new Problem({
+    reused: {
       status: 422,
       code: "idempotency_key_reused",
       detail: "This Idempotency-Key was used in the last 24 hours for another request (another endpoint or other parameters): a key stands for one request, whose answer it gets again. Send a new key with a new request. Nothing was run or charged.",
-    }),
-    inUse: () => new Problem({
+    },
+    inUse: {
       status: 409,
       code: "idempotency_key_in_use",
       detail: "A call with this Idempotency-Key is still running. Retry in a moment: once it has finished, the same request with the same key gets its answer, without being charged again.",
-      headers: { "Retry-After": "1" },
-    }),
+    },
   },
   payment: {
-    reused: () => new Problem({
+    reused: {
       status: 409,
       code: "payment_identifier_reused",
       detail: "This payment identifier was used in the last 24 hours with another payment (another resource or tool arguments, or other payment requirements): an identifier stands for one payment, whose answer a retry gets again. Use a new identifier for a new payment (generatePaymentId() of @x402/extensions makes one). Nothing was charged.",
-    }),
-    inUse: () => new Problem({
+    },
+    inUse: {
       status: 409,
       code: "payment_identifier_in_use",
       detail: "A call paid with this payment identifier is still running, or whether its payment settled is not known yet. Retry in a moment: once it has finished, a retry with the same identifier gets its answer without paying again.",
-      headers: { "Retry-After": "1" },
-    }),
+    },
   },
 };
+
+/** A refusal as a problem, made afresh each time (the pipeline adds headers to the problem it is given). */
+const refused = ({ status, code, detail }: Refusal, retryAfter?: string) =>
+  new Problem({ status, code, detail, headers: { "Cache-Control": "no-store", ...(retryAfter ? { "Retry-After": retryAfter } : {}) } });
 
 export class Idempotency {
   private readonly store: Store;
@@ -85,15 +89,16 @@ export class Idempotency {
   }
 
   /**
-   * Runs `charge` (the access decision) once for this id: an earlier call's answer is replayed; a call still running
-   * with it, or another request with it, is refused. The grant of a claimed id keeps the call's answer when it
-   * succeeded and lets the id go when it failed, so that a retry runs again.
+   * Runs `charge` (the access decision) once for this id of this scope (the caller, or the payer), `request` being
+   * the fingerprint of the request: an earlier call's answer is replayed; a call still running with the id, or
+   * another request with it, is refused. The grant of a claimed id keeps the call's answer when it succeeded and
+   * lets the id go when it failed, so that a retry runs again.
    */
   async run(kind: OnceKind, scope: string, id: string, request: string, charge: () => Promise<Grant>): Promise<Grant> {
     const found = await this.store.claimOnce({ scope, id, fingerprint: request, expiresAt: Date.now() + ONCE_TTL_MS });
     if (!found.claimed) {
-      if (found.fingerprint !== request) throw REFUSALS[kind].reused();
-      if (found.answer === undefined) throw REFUSALS[kind].inUse();
+      if (found.fingerprint !== request) throw refused(REFUSALS[kind].reused);
+      if (found.answer === undefined) throw refused(REFUSALS[kind].inUse, "1");
       return replayed(JSON.parse(found.answer) as CallAnswer);
     }
     let grant: Grant;

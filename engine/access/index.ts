@@ -212,7 +212,7 @@ class AccessLayer implements AccessService {
     const key = principal ? undefined : idempotencyKey(call.idempotencyKey);
     const take = () => this.takePayment(call, principal, base, payment, requirements);
     if (!id && !key) return take();
-    const payer = `x402:${String(authorizationOf(payment)?.from).toLowerCase()}`;
+    const payer = `x402:${(authorizationOf(payment)?.from ?? "unknown").toLowerCase()}`;
     return this.once.run(id ? "payment" : "key", payer, (id ?? key)!, fingerprint(requestOf(call), requirements), take);
   }
 
