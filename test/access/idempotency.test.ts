@@ -204,6 +204,21 @@ describe("pay once over HTTP", function () {
       assert.equal(await chain.balanceOf(chain.payer.address), before);
     });
 
+    it("keeps the identifier held while whether the first payment settled is not known: a retry is told so", async () => {
+      const pay = payingWithId(generatePaymentId());
+      chain.settleMode("drop");
+      try {
+        const lost = await pay(bankRate("2025-08-11"));
+        assert.equal(lost.status, 502);
+        assert.equal(((await lost.json()) as { code: string }).code, "settlement_unknown");
+      } finally {
+        chain.settleMode("normal");
+      }
+      const retry = await pay(bankRate("2025-08-11"));
+      assert.equal(retry.status, 409);
+      assert.equal(((await retry.json()) as { code: string }).code, "payment_identifier_in_use");
+    });
+
     it("refuses an identifier that is not one with 400", async () => {
       const pr = decodePaymentRequiredHeader((await fetch(bankRate())).headers.get("payment-required")!) as PaymentRequired;
       const payload = await chain.createPaymentPayload(pr);
