@@ -15,7 +15,9 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../basics/log.ts";
 import type { Registry } from "../endpoints/model.ts";
 import { accessSettings, type AccessSettings } from "./settings.ts";
-import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, type PaymentPayload } from "./x402.ts";
+import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, paymentIdentifier, type PaymentPayload, type PaymentRequirements } from "./x402.ts";
+import { authorizationOf } from "./settlement-check.ts";
+import { Idempotency, fingerprint, idempotencyKey, requestOf } from "./idempotency.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
 import { rateLimitHeaders } from "./allowance-headers.ts";
 import { LRUCache } from "lru-cache";
@@ -47,15 +49,14 @@ export async function createAccess(deps: AccessDeps): Promise<AccessService> {
   if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
   const payments = new Payments(settings.x402, deps.log);
   const layer = new AccessLayer(deps, settings, store, payments);
-  if (settings.shared) {
-    const sweep = setInterval(() => {
-      store.recoverInterrupted()
-        .then((n) => n && deps.log.warn({ calls: n }, "gave back the charges of calls interrupted by a stopped instance"))
-        .catch((err) => deps.log.error({ err }, "sweep of interrupted calls failed"));
-    }, Math.min(settings.leaseMs, 300_000));
-    sweep.unref();
-    layer.onClose(() => clearInterval(sweep));
-  }
+  // The calls of an instance that stopped (PostgreSQL), and the idempotency records past their 24 hours (both).
+  const sweep = setInterval(() => {
+    store.recoverInterrupted()
+      .then((n) => n && deps.log.warn({ calls: n }, "gave back the charges of calls interrupted by a stopped instance"))
+      .catch((err) => deps.log.error({ err }, "sweep of interrupted calls failed"));
+  }, Math.min(settings.leaseMs, 300_000));
+  sweep.unref();
+  layer.onClose(() => clearInterval(sweep));
   return layer;
 }
 
@@ -81,20 +82,29 @@ class AccessLayer implements AccessService {
   private readonly deps: AccessDeps;
   private readonly closers: (() => void)[] = [];
   private readonly keyIds = new LRUCache<string, string>({ max: 10_000 });
+  private readonly once: Idempotency;
 
   constructor(deps: AccessDeps, settings: AccessSettings, store: Store, payments: Payments) {
     this.deps = deps;
     this.settings = settings;
     this.store = store;
     this.payments = payments;
+    this.once = new Idempotency(store, deps.log);
   }
 
   async authorize(call: CallRequest): Promise<Grant> {
+    const key = idempotencyKey(call.idempotencyKey);
+    const keyId = call.apiKey !== undefined ? await this.keyIdFor(call.apiKey) : undefined;
+    const principal = keyId ? `key:${keyId}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
+    // An Idempotency-Key is the key's or the MCP client's; without either, it can only stand for an x402 payment.
+    if (key && principal) return this.once.run("key", principal, key, fingerprint(requestOf(call)), () => this.charge(call, principal, keyId));
+    return this.charge(call, principal, keyId);
+  }
+
+  private async charge(call: CallRequest, principal: string | undefined, keyId: string | undefined): Promise<Grant> {
     const { endpoint } = call;
     const priceMicro = toAtomic(endpoint.price);
     const { day, secondsLeft } = utcDay();
-    const keyId = call.apiKey !== undefined ? await this.keyIdFor(call.apiKey) : undefined;
-    const principal = keyId ? `key:${keyId}` : call.channel === "mcp" ? `mcp:${call.clientId}` : undefined;
     const base: CallBase = { endpoint: endpoint.key, channel: call.channel, priceMicro, day, final: Boolean(call.answered) };
 
     if (endpoint.freeOnly) return this.freeOnly(call, principal, keyId, base, secondsLeft);
@@ -192,10 +202,22 @@ class AccessLayer implements AccessService {
     if (!this.payments.enabled) throw this.paymentInvalid(call, "x402_not_accepted", "This service takes no x402 payments (it has no pay-to address configured). Use a free key or card credit.");
     const payment = this.payments.decode(call.paymentSignature, call.paymentPayload);
     if (!payment) throw this.paymentInvalid(call, "invalid_payload", "The payment could not be read: it must be an x402 v2 PaymentPayload (base64 JSON in PAYMENT-SIGNATURE; an object in _meta[\"x402/payment\"] over MCP).");
+    const id = paymentIdentifier(payment);
     if (!this.payments.boundTo(payment, call.resourceUrl)) throw this.paymentInvalid(call, "resource_mismatch", `The payment was signed for another call (${String(payment.resource?.url).slice(0, 200)}); a payment pays only for the call it was signed for. Sign this call's PAYMENT-REQUIRED.`);
     const requirements = this.payments.match(call.endpoint, payment);
     if (!requirements) throw this.paymentInvalid(call, "No matching payment requirements", "The payment does not match this endpoint's requirements (scheme, network, asset, amount, payTo and maxTimeoutSeconds must be exactly as in PAYMENT-REQUIRED).");
 
+    // Pay once, per payer: the payment identifier, else (a call without a key) its Idempotency-Key. The same payment
+    // is the same call paid on the same terms: an x402 client's retry signs a new authorization, which is not settled.
+    const key = principal ? undefined : idempotencyKey(call.idempotencyKey);
+    const take = () => this.takePayment(call, principal, base, payment, requirements);
+    if (!id && !key) return take();
+    const payer = `x402:${(authorizationOf(payment)?.from ?? "unknown").toLowerCase()}`;
+    return this.once.run(id ? "payment" : "key", payer, (id ?? key)!, fingerprint(requestOf(call), requirements), take);
+  }
+
+  /** Claims the payment's nonce, has the facilitator verify it and reserves the call; settles on commit. */
+  private async takePayment(call: CallRequest, principal: string | undefined, base: CallBase, payment: PaymentPayload, requirements: PaymentRequirements): Promise<Grant> {
     const ref = this.payments.nonceRef(payment);
     if (!(await this.store.claimNonce(ref))) throw this.paymentInvalid(call, "payment_already_used", "This payment was already used, or is being used by another call right now. Sign a new one.");
     let callId: string;

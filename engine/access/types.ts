@@ -1,11 +1,13 @@
 // The access decision of the pipeline: who pays for a call, and how. One implementation serves HTTP and MCP.
 import type { Endpoint } from "../endpoints/model.ts";
-import type { ParamValues } from "../endpoints/params.ts";
+import type { ParamValues, RawQuery } from "../endpoints/params.ts";
 import type { Problem } from "../basics/problem.ts";
 
 export interface CallRequest {
   endpoint: Endpoint;
   params: ParamValues;
+  /** The parameters as sent (what an Idempotency-Key is bound to). */
+  query: RawQuery;
   channel: "http" | "mcp";
   /** X-API-Key, when sent. */
   apiKey?: string;
@@ -15,6 +17,8 @@ export interface CallRequest {
   paymentSignature?: string;
   /** MCP: _meta["x402/payment"] (a PaymentPayload object). */
   paymentPayload?: unknown;
+  /** The Idempotency-Key header (HTTP) or _meta.idempotencyKey (MCP), as sent: checked by the access layer. */
+  idempotencyKey?: unknown;
   /** The resource being paid for (HTTP URL, or mcp://tool/<name>). */
   resourceUrl: string;
   /**
@@ -32,8 +36,19 @@ export interface Receipt {
   meta: Record<string, unknown>;
 }
 
+/** What a call answered: what a retry with the same Idempotency-Key or payment identifier gets again. */
+export interface CallAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { data: unknown; meta: Record<string, unknown> };
+}
+
 export interface Grant {
   paidBy: PaidBy;
+  /** An earlier call with the same Idempotency-Key or payment identifier answered this: nothing runs, nothing is charged. */
+  replay?: CallAnswer;
+  /** After a successful call: keeps its answer for retries with the same key (absent when none was sent). */
+  keep?(answer: CallAnswer): Promise<void>;
   /** Headers for the response whatever its outcome (RateLimit, RateLimit-Policy). */
   headers: Record<string, string>;
   /** After a successful call: consume the allowance, debit credit or settle the payment, write the ledger. May throw a Problem (settlement failed). */

@@ -5,6 +5,7 @@ import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension, isValidPaymentId } from "@x402/extensions/payment-identifier";
 import { createHash } from "node:crypto";
 import { Problem } from "../basics/problem.ts";
 import type { Endpoint } from "../endpoints/model.ts";
@@ -89,7 +90,7 @@ export class Payments {
   /** The x402 PaymentRequired of a call; undefined when the service takes no x402 payments. */
   paymentRequired(endpoint: Endpoint, resourceUrl: string, error = "Payment required"): PaymentRequired | undefined {
     if (!this.enabled) return undefined;
-    return { x402Version: 2, error, resource: { url: resourceUrl, description: endpoint.summary, mimeType: "application/json" }, accepts: structuredClone(this.accepts(endpoint)) };
+    return { x402Version: 2, error, resource: { url: resourceUrl, description: endpoint.summary, mimeType: "application/json" }, accepts: structuredClone(this.accepts(endpoint)), extensions: extensions() };
   }
 
   /** A PAYMENT-SIGNATURE header (HTTP) or _meta["x402/payment"] object (MCP) as a PaymentPayload; undefined if unreadable. */
@@ -169,6 +170,29 @@ export class Payments {
     const failed = chain?.used === false && (failure.definite || expired);
     return { state: failed ? "failed" : "unknown", response: { success: false, errorReason: failed ? failure.reason : "settlement_unknown", transaction: "", network: req.network, payer } };
   }
+}
+
+/**
+ * The extensions a 402 declares, built afresh for each (x402 clients add their answers to them in place):
+ * payment-identifier, optional (docs/idempotency.md).
+ */
+function extensions(): Record<string, unknown> {
+  return { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
+}
+
+/**
+ * The payment identifier a payment carries (its extensions' payment-identifier info.id), or undefined; 400 when it
+ * is not one (16 to 128 letters, digits, hyphens and underscores, as the extension's specification says).
+ */
+export function paymentIdentifier(payment: PaymentPayload): string | undefined {
+  const id = (payment.extensions?.[PAYMENT_IDENTIFIER] as { info?: { id?: unknown } } | undefined)?.info?.id;
+  if (id === undefined || isValidPaymentId(id as string)) return id as string | undefined;
+  throw new Problem({
+    status: 400,
+    code: "invalid_payment_identifier",
+    detail: `The payment's payment-identifier id must be 16 to 128 letters, digits, hyphens and underscores (generatePaymentId() of @x402/extensions makes one); got ${JSON.stringify(id).slice(0, 80)}. Nothing was charged.`,
+    headers: { "Cache-Control": "no-store" },
+  });
 }
 
 function canonicalUrl(url: string): string {

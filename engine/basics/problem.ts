@@ -30,6 +30,12 @@ export const PROBLEM_TITLES: Record<string, string> = {
   key_limit_reached: "No more free keys for this address today",
   credit_unavailable: "Card credit cannot be bought right now",
   webhook_invalid: "The webhook could not be verified",
+  invalid_idempotency_key: "The Idempotency-Key is not valid",
+  idempotency_key_reused: "The Idempotency-Key was used for another request",
+  idempotency_key_in_use: "A call with this Idempotency-Key is still running",
+  invalid_payment_identifier: "The payment identifier is not valid",
+  payment_identifier_reused: "The payment identifier was used with another payment",
+  payment_identifier_in_use: "A call with this payment identifier is still running",
 };
 
 export interface ProblemInit {

@@ -1,10 +1,11 @@
 // One call, one pipeline, for HTTP and MCP alike:
-// resolve endpoint -> validate params -> the local datasets it needs are loaded -> access decision -> (cached
-// answer, or upstream steps or plugin -> JSONata transform) -> commit the charge (only now, on success) -> JSON
-// envelope with provenance.
+// resolve endpoint -> validate params -> the local datasets it needs are loaded -> access decision (or the answer
+// an earlier call with the same Idempotency-Key or payment identifier sent) -> (cached answer, or upstream steps or
+// plugin -> JSONata transform) -> commit the charge (only now, on success) -> JSON envelope with provenance, kept
+// for retries when the call had a key.
 // Any failure after the access decision releases it: an error costs the caller nothing.
 import { Problem, toProblem } from "../basics/problem.ts";
-import { parseParams, type RawQuery, type ParamValues } from "../endpoints/params.ts";
+import { parseParams, type ParamValues } from "../endpoints/params.ts";
 import { checkParamSets } from "../endpoints/param-sets.ts";
 import { checkEarlyPreconditions, runSteps, type MissingPart } from "./steps.ts";
 import { withPaging } from "../endpoints/upstream-paging.ts";
@@ -15,21 +16,16 @@ import { upstreamProblem } from "./upstream-problem.ts";
 import type { Engine } from "../engine.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 import { upstreamRequest, type PluginContext } from "../endpoints/plugin.ts";
-import type { CallRequest } from "../access/types.ts";
+import type { CallAnswer, CallRequest } from "../access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
 
 /** A call as it arrives: the endpoint by name and the raw query; the rest as the access layer sees it. */
 export interface CallInput extends Omit<CallRequest, "endpoint" | "params" | "answered"> {
   group: string;
   operation: string;
-  query: RawQuery;
 }
 
-export interface CallResult {
-  status: number;
-  headers: Record<string, string>;
-  body: { data: unknown; meta: Record<string, unknown> };
-}
+export type CallResult = CallAnswer;
 
 export async function runCall(engine: Engine, input: CallInput): Promise<CallResult> {
   const endpoint = resolveEndpoint(engine, input.group, input.operation);
@@ -42,16 +38,19 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   const cached = cache && engine.results.get(cache.key);
   // A cached answer cannot fail any more: the access layer may charge it at once (one commit, not two).
   const grant = await engine.access.authorize({ ...input, endpoint, params, answered: cached !== undefined });
+  if (grant.replay) return { ...grant.replay, headers: { ...grant.replay.headers, "Idempotent-Replayed": "true" } };
   let committed = false;
   try {
     const { data, sources, warnings } = cached ?? (await answer(engine, endpoint, params, extra, input.clientId, cache));
     committed = true;
     const receipt = await grant.commit();
-    return {
+    const result: CallResult = {
       status: 200,
       headers: { ...grant.headers, ...receipt.headers, "x-cache": sources.length && sources.every((s) => s.cached) ? "HIT" : "MISS" },
       body: { data, meta: meta(endpoint, sources, warnings, grant.paidBy, receipt.meta) },
     };
+    await grant.keep?.(result);
+    return result;
   } catch (e) {
     const problem = e instanceof UpstreamError ? upstreamProblem(e) : toProblem(e);
     if (!(e instanceof Problem) && !(e instanceof UpstreamError)) engine.log.error({ err: e, endpoint: endpoint.key }, "call failed");

@@ -20,8 +20,8 @@ export function createHttpApp(engine: Engine): Express {
   app.use((req, res, next) => {
     res.set({
       "access-control-allow-origin": "*",
-      "access-control-allow-headers": "X-API-Key, PAYMENT-SIGNATURE, Content-Type, MCP-Protocol-Version, Mcp-Session-Id",
-      "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, RateLimit, RateLimit-Policy, Retry-After, X-Cache",
+      "access-control-allow-headers": "X-API-Key, PAYMENT-SIGNATURE, Idempotency-Key, Content-Type, MCP-Protocol-Version, Mcp-Session-Id",
+      "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, RateLimit, RateLimit-Policy, Retry-After, X-Cache, Idempotent-Replayed",
     });
     if (req.method === "OPTIONS") return void res.status(204).end();
     next();
@@ -44,6 +44,7 @@ export function createHttpApp(engine: Engine): Express {
         apiKey: req.get("x-api-key") || undefined,
         clientId: req.ip ?? "unknown",
         paymentSignature: req.get("payment-signature") || undefined,
+        idempotencyKey: req.get("idempotency-key"),
         resourceUrl: `${engine.config.baseUrl}${req.originalUrl}`,
       });
       res.status(result.status).set(result.headers).type("application/json").end(JSON.stringify(result.body));

@@ -3,17 +3,24 @@
 // (structuredContent and content[0].text are the PaymentRequired).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Problem } from "../basics/problem.ts";
+import type { CallAnswer } from "../access/types.ts";
 
 export const PAYMENT_META = "x402/payment";
 export const PAYMENT_RESPONSE_META = "x402/payment-response";
+// Pay once (docs/idempotency.md). MCP _meta names: an optional reverse-DNS prefix and a name; none of these is
+// MCP's or x402's to define, so they go without a prefix (MCP 2025-11-25, basic/index "_meta").
+export const IDEMPOTENCY_KEY_META = "idempotencyKey";
+export const REPLAYED_META = "idempotentReplayed";
 
 export function jsonResult(value: Record<string, unknown>, extra: Partial<CallToolResult> = {}): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value, ...extra };
 }
 
-export function successResult(body: { data: unknown; meta: Record<string, unknown> }): CallToolResult {
+/** An answer, with its settlement (x402) and whether it is an earlier call's answer sent again, in _meta. */
+export function successResult({ body, headers }: CallAnswer): CallToolResult {
   const settlement = body.meta.payment_response;
-  return jsonResult(body, settlement ? { _meta: { [PAYMENT_RESPONSE_META]: settlement } } : {});
+  const meta = { ...(settlement ? { [PAYMENT_RESPONSE_META]: settlement } : {}), ...(headers["Idempotent-Replayed"] ? { [REPLAYED_META]: true } : {}) };
+  return jsonResult(body, Object.keys(meta).length ? { _meta: meta } : {});
 }
 
 export function problemResult(problem: Problem, instance: string): CallToolResult {

@@ -17,6 +17,8 @@ export interface Caller {
   apiKey?: string;
   /** _meta["x402/payment"]: an x402 PaymentPayload. */
   payment?: unknown;
+  /** _meta.idempotencyKey, as sent. */
+  idempotencyKey?: unknown;
 }
 
 export interface Toolbox {
@@ -58,7 +60,9 @@ export function createToolbox(engine: Engine): Toolbox {
       "Run an endpoint found with search_apis: tool is its name (<group>__<operation>), arguments its parameters. " +
       "Returns {data, meta} (meta says where the data came from and who paid). Errors are RFC 9457 problem documents. " +
       "Past the free allowance the result is an x402 PaymentRequired: pay one of its accepts and repeat the call with " +
-      "the PaymentPayload in _meta[\"x402/payment\"], or connect with a free key (X-API-Key header) for a larger allowance.",
+      "the PaymentPayload in _meta[\"x402/payment\"], or connect with a free key (X-API-Key header) for a larger allowance. " +
+      "To retry safely, send a fresh _meta.idempotencyKey (e.g. a UUID) with each call and the same one with its retries: " +
+      "a retry gets the first answer and is charged once.",
     inputSchema: {
       type: "object",
       properties: {
@@ -103,9 +107,10 @@ export function createToolbox(engine: Engine): Toolbox {
         apiKey: caller.apiKey,
         clientId: caller.clientId,
         paymentPayload: caller.payment,
+        idempotencyKey: caller.idempotencyKey,
         resourceUrl: instance,
       });
-      return successResult(result.body);
+      return successResult(result);
     } catch (e) {
       if (!(e instanceof Problem)) engine.log.error({ err: e, tool }, "MCP tool call failed");
       return problemResult(toProblem(e), instance);

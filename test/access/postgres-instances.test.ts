@@ -5,6 +5,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
 import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
 import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
@@ -55,6 +57,41 @@ describe("two instances on PostgreSQL", function () {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => getJson(bankRate(i % 2 ? one : two), { "PAYMENT-SIGNATURE": header })));
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 402, 402, 402, 402, 402]);
     assert.equal(await chain.balanceOf(chain.payTo), before + 1000n);
+  });
+
+  it("a retry with the same Idempotency-Key on the other instance gets the first answer, and is charged once", async () => {
+    const access = one.engine.access as AccessService;
+    const { key, record } = (await access.mintKey("10.7.0.3"))!;
+    for (let i = 0; i < GROUP_ALLOWANCE.key; i++) await getJson(bankRate(one), { "X-API-Key": key });
+    await access.store.addCredit({ keyId: record.id, deltaMicro: 3000, kind: "grant" });
+    const headers = { "X-API-Key": key, "Idempotency-Key": "two-instances-1" };
+    const first = await getJson(bankRate(one), headers);
+    const retry = await getJson(bankRate(two), headers);
+    assert.equal(first.body.meta.paid_by, "credit");
+    assert.equal(retry.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(retry.body, first.body);
+    const other = await getJson(bankRate(two, "2025-08-02"), headers);
+    assert.equal(other.status, 422);
+    assert.equal((await access.store.keyById(record.id))?.creditMicro, 2000);
+    // At once on both instances: one runs, the others wait for it or get its answer.
+    const together = { ...headers, "Idempotency-Key": "two-instances-2" };
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => getJson(bankRate(i % 2 ? one : two, "2025-08-03"), together)));
+    assert.equal(results.filter((r) => r.status === 200 && !r.headers.get("idempotent-replayed")).length, 1);
+    assert.ok(results.every((r) => r.status === 200 || r.body.code === "idempotency_key_in_use"));
+    assert.equal((await access.store.keyById(record.id))?.creditMicro, 1000);
+  });
+
+  it("a payment retried on the other instance with the same payment identifier is settled once", async () => {
+    const client = chain.newClient();
+    const id = generatePaymentId();
+    client.onBeforePaymentCreation(async ({ paymentRequired }) => void appendPaymentIdentifierToExtensions(paymentRequired.extensions!, id));
+    const pay = wrapFetchWithPayment(fetch, client);
+    const settled = chain.settleRequests();
+    const first = await pay(bankRate(one, "2025-08-04"));
+    const retry = await pay(bankRate(two, "2025-08-04"));
+    assert.deepEqual([first.status, retry.status], [200, 200]);
+    assert.equal(retry.headers.get("idempotent-replayed"), "true");
+    assert.equal(chain.settleRequests(), settled + 1);
   });
 
   it("never spends credit below zero across instances", async () => {

@@ -286,6 +286,49 @@ for (const [name, open] of backends) {
       await db.close();
     });
 
+    it("claims an idempotency id once, also under concurrency; the answer kept is what any later claim finds", async () => {
+      const id = { scope: `key:${randomUUID()}`, id: "retry-1", fingerprint: "f1", expiresAt: Date.now() + 60_000 };
+      const claims = await Promise.all(Array.from({ length: 8 }, () => store.claimOnce(id)));
+      assert.equal(claims.filter((c) => c.claimed).length, 1);
+      assert.deepEqual(claims.find((c) => !c.claimed), { claimed: false, fingerprint: "f1" }, "still running: no answer yet");
+      await store.keepOnce(id.scope, id.id, "{\"status\":200}");
+      const other = await backend.open();
+      assert.deepEqual(await other.claimOnce({ ...id, fingerprint: "f2" }), { claimed: false, fingerprint: "f1", answer: "{\"status\":200}" }, "another instance finds it");
+      await other.close();
+      assert.equal((await store.claimOnce({ ...id, scope: `key:${randomUUID()}` })).claimed, true, "another principal's key of the same name is its own");
+    });
+
+    it("lets a failed call's idempotency id go, and takes over one past its expiry", async () => {
+      const scope = `mcp:${randomUUID()}`;
+      assert.equal((await store.claimOnce({ scope, id: "failed", fingerprint: "f", expiresAt: Date.now() + 60_000 })).claimed, true);
+      await store.releaseOnce(scope, "failed");
+      assert.equal((await store.claimOnce({ scope, id: "failed", fingerprint: "g", expiresAt: Date.now() + 60_000 })).claimed, true);
+      await store.keepOnce(scope, "failed", "{}");
+      await store.releaseOnce(scope, "failed");
+      assert.equal((await store.claimOnce({ scope, id: "failed", fingerprint: "g", expiresAt: Date.now() + 60_000 })).claimed, false, "an answered call is not let go");
+      assert.equal((await store.claimOnce({ scope, id: "old", fingerprint: "f", expiresAt: Date.now() - 1 })).claimed, true);
+      await store.keepOnce(scope, "old", "{}");
+      assert.deepEqual(await store.claimOnce({ scope, id: "old", fingerprint: "h", expiresAt: Date.now() + 60_000 }), { claimed: true }, "expired: a new call's");
+    });
+
+    it("frees the idempotency claims of a stopped instance (never a live one's) and forgets the expired records", async () => {
+      const scope = `key:${randomUUID()}`;
+      const crashed = await backend.open();
+      const live = await backend.open();
+      const claim = (s: Store, id: string, expiresAt = Date.now() + 60_000) => s.claimOnce({ scope, id, fingerprint: "f", expiresAt });
+      assert.ok((await claim(crashed, "crashed")).claimed && (await claim(live, "live")).claimed && (await claim(store, "expired", Date.now() - 1)).claimed);
+      await store.keepOnce(scope, "expired", "{}");
+      await crashed.close();
+      await store.recoverInterrupted();
+      assert.equal((await claim(store, "crashed")).claimed, true, "the stopped instance's claim is free");
+      assert.equal((await claim(store, "live")).claimed, false, "the live one's is not");
+      const db = await backend.db();
+      const [row] = await db.all("SELECT COUNT(*) AS n FROM idempotency WHERE scope = ? AND id = ?", [scope, "expired"]);
+      assert.equal(Number(row.n), 0, "the expired record is gone");
+      await db.close();
+      await live.close();
+    });
+
     it("runs its migrations once: opening the same database again keeps the data", async () => {
       await store.close();
       store = await backend.open();

@@ -10,8 +10,10 @@ import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { startX402Chain, type X402Chain } from "../support/x402-chain.ts";
 import { GROUP_ALLOWANCE, startAccessServer } from "../support/x402-service.ts";
 import { callTool, connectMcp, textJson } from "../support/mcp-client.ts";
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
 import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
+import { utcDay } from "../../engine/access/keys.ts";
 
 const PRICE_ATOMIC = 1000n; // bank-of-england endpoints cost $0.001
 
@@ -118,6 +120,69 @@ describe("MCP allowances and x402 payments", function () {
       assert.equal((failed.structuredContent as any).status, 502);
       assert.equal(failed._meta?.["x402/payment-response"], undefined);
       assert.equal(await chain.balanceOf(chain.payTo), before);
+    });
+  });
+
+  describe("pay once (_meta.idempotencyKey, and the payment identifier in _meta[\"x402/payment\"])", () => {
+    const store = () => (server.engine.access as AccessService).store;
+    const used = async (principal: string) => (await store().usage(principal, utcDay().day)).get("group:bank-of-england") ?? 0;
+
+    it("an allowance call sent twice with one key is counted once; the retry gets the first answer", async () => {
+      const client = await connect("198.51.100.20");
+      const first = await bankRate(client, "2025-08-01", { idempotencyKey: "mcp-once-1" });
+      const retry = await bankRate(client, "2025-08-01", { idempotencyKey: "mcp-once-1" });
+      assert.equal(first.isError, undefined);
+      assert.equal(first._meta?.idempotentReplayed, undefined);
+      assert.equal(retry._meta?.idempotentReplayed, true);
+      assert.deepEqual(retry.structuredContent, first.structuredContent);
+      assert.equal(await used("mcp:198.51.100.20"), 1);
+      assert.equal((await store().calls({ principal: "mcp:198.51.100.20" })).length, 1);
+    });
+
+    it("a credit-paid call sent twice with one key is debited once", async () => {
+      const access = server.engine.access as AccessService;
+      const { key, record } = (await access.mintKey("198.51.100.21"))!;
+      const client = await connect("198.51.100.21", { "X-API-Key": key });
+      await exhaust(client, GROUP_ALLOWANCE.key);
+      await access.store.addCredit({ keyId: record.id, deltaMicro: 2000, kind: "grant" });
+      const first = await bankRate(client, "2025-08-02", { idempotencyKey: "mcp-credit-1" });
+      const retry = await bankRate(client, "2025-08-02", { idempotencyKey: "mcp-credit-1" });
+      assert.equal((first.structuredContent as any).meta.paid_by, "credit");
+      assert.equal(retry._meta?.idempotentReplayed, true);
+      assert.deepEqual(retry.structuredContent, first.structuredContent);
+      assert.equal((await access.store.keyById(record.id))?.creditMicro, 1000);
+      assert.equal((await access.store.calls({ principal: `key:${record.id}` })).filter((c) => c.paidBy === "credit").length, 1);
+    });
+
+    it("refuses the key with other arguments (422), and a key that is not a string (400)", async () => {
+      const client = await connect("198.51.100.22");
+      assert.equal((await bankRate(client, "2025-08-01", { idempotencyKey: "mcp-once-2" })).isError, undefined);
+      const other = await bankRate(client, "2025-08-03", { idempotencyKey: "mcp-once-2" });
+      assert.equal(other.isError, true);
+      assert.deepEqual([textJson(other).status, textJson(other).code], [422, "idempotency_key_reused"]);
+      const bad = await bankRate(client, "2025-08-01", { idempotencyKey: 42 });
+      assert.deepEqual([textJson(bad).status, textJson(bad).code], [400, "invalid_idempotency_key"]);
+      assert.equal(await used("mcp:198.51.100.22"), 1);
+    });
+
+    it("a payment retried with the same payment identifier is settled once", async () => {
+      const client = await connect("198.51.100.23");
+      const refused = await exhaust(client, GROUP_ALLOWANCE.anonymous);
+      const x402 = chain.newClient();
+      const id = generatePaymentId();
+      x402.onBeforePaymentCreation(async ({ paymentRequired }) => void appendPaymentIdentifierToExtensions(paymentRequired.extensions!, id));
+      const pr = () => structuredClone(refused.structuredContent) as unknown as PaymentRequired;
+      const settled = chain.settleRequests();
+      const before = await chain.balanceOf(chain.payTo);
+      const paid = await bankRate(client, "2025-08-01", { "x402/payment": await x402.createPaymentPayload(pr()) });
+      const retry = await bankRate(client, "2025-08-01", { "x402/payment": await x402.createPaymentPayload(pr()) });
+      assert.equal((paid.structuredContent as any).meta.paid_by, "x402");
+      assert.equal(retry._meta?.idempotentReplayed, true);
+      assert.deepEqual(retry._meta?.["x402/payment-response"], paid._meta?.["x402/payment-response"]);
+      assert.equal(chain.settleRequests(), settled + 1);
+      assert.equal(await chain.balanceOf(chain.payTo), before + PRICE_ATOMIC);
+      const other = await bankRate(client, "2025-08-04", { "x402/payment": await x402.createPaymentPayload(pr()) });
+      assert.deepEqual([textJson(other).status, textJson(other).code], [409, "payment_identifier_reused"], "the same identifier for other arguments");
     });
   });
 });

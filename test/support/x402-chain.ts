@@ -68,6 +68,10 @@ export interface X402Chain {
   payingFetch: typeof fetch;
   /** The x402 client itself, e.g. to build a PaymentPayload for MCP: client.createPaymentPayload(paymentRequired). */
   client: x402Client;
+  /** Another x402 client of the same payer, for a test to add its own hooks to. */
+  newClient(): x402Client;
+  /** How many times the facilitator was asked to settle. */
+  settleRequests(): number;
   createPaymentPayload(paymentRequired: PaymentRequired): Promise<PaymentPayload>;
   balanceOf(address: Address): Promise<bigint>;
   nonceUsed(from: Address, nonce: Hex): Promise<boolean>;
@@ -142,7 +146,9 @@ export async function startX402Chain(opts: { payerFunds?: bigint } = {}): Promis
     }
   });
   let mode: SettleMode = "normal";
+  let settleRequests = 0;
   app.post("/settle", async (req, res) => {
+    settleRequests++;
     if (mode === "drop") return void req.socket.destroy();
     if (mode === "verbose-failure") {
       const internals = `ContractFunctionExecutionError: The contract function "transferWithAuthorization" reverted. Contract Call: address: ${req.body.paymentRequirements.asset} function: transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) args: (${JSON.stringify(req.body.paymentPayload.payload)}) sender: ${facilitatorAccount.address} Docs: https://viem.sh/docs/contract/writeContract Version: viem@2.57.20 calldata 0x${"e3ee160e".padEnd(3000, "0")}`;
@@ -169,10 +175,11 @@ export async function startX402Chain(opts: { payerFunds?: bigint } = {}): Promis
   });
   const facilitatorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const client = x402Client.fromConfig({
+  const newClient = () => x402Client.fromConfig({
     schemes: [{ network: NETWORK, client: new ClientExactEvm(payer) }],
     spendControls: { allowedAssets: [{ network: NETWORK, asset, maxAmountPerPayment: "1000000" }] },
   } as never);
+  const client = newClient();
 
   return {
     network: NETWORK,
@@ -194,6 +201,8 @@ export async function startX402Chain(opts: { payerFunds?: bigint } = {}): Promis
     publicClient,
     payingFetch: wrapFetchWithPayment(fetch, client),
     client,
+    newClient,
+    settleRequests: () => settleRequests,
     createPaymentPayload: (pr) => client.createPaymentPayload(pr),
     balanceOf: (a) => publicClient.readContract({ address: asset, abi: TOKEN_ABI, functionName: "balanceOf", args: [a] }),
     nonceUsed: (from, nonce) => publicClient.readContract({ address: asset, abi: TOKEN_ABI, functionName: "authorizationState", args: [from, nonce] }),

@@ -125,6 +125,22 @@ export const MIGRATIONS: Statement[][] = [
       END
       $fn$` },
   ],
+  [
+    // Pay once (docs/idempotency.md): a call sent with an Idempotency-Key (scope: the key or MCP client that sent it)
+    // or an x402 payment identifier (scope: the payer). in_flight while the first call runs (its instance's, given
+    // up with it), then done with the answer it sent; forgotten once expires_at (24 h on) has passed.
+    `CREATE TABLE idempotency (
+      scope TEXT NOT NULL,
+      id TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      state TEXT NOT NULL,
+      answer TEXT,
+      instance_id TEXT NOT NULL,
+      expires_at BIGINT NOT NULL,
+      PRIMARY KEY (scope, id)
+    )`,
+    `CREATE INDEX idempotency_expires ON idempotency (expires_at)`,
+  ],
 ];
 
 export async function migrate(db: Db): Promise<void> {

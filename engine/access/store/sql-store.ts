@@ -4,7 +4,7 @@ import { randomUUID, randomUUIDv7 } from "node:crypto";
 import type { Db, Row } from "./db.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { StatementBatch } from "./statement-batch.ts";
-import type { BeginCall, BeginResult, BucketClaim, CallRecord, CreditEntry, KeyRecord, Store } from "./types.ts";
+import type { BeginCall, BeginResult, BucketClaim, CallRecord, CreditEntry, KeyRecord, OnceClaim, Store } from "./types.ts";
 
 /** Free keys minted per client address and day are counted like an allowance bucket. */
 const MINT_BUCKET = "free-keys";
@@ -37,6 +37,11 @@ const toCall = (r: Row): CallRecord => ({
 
 const INSERT_CALL = `INSERT INTO calls (id, at, day, endpoint, principal, channel, price_micro, paid_by, outcome, finished_at, buckets, key_id, payment_ref, instance_id)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** A new idempotency claim, or the takeover of an expired one; changes no row while a live one holds the id. */
+const CLAIM_ONCE = `INSERT INTO idempotency (scope, id, fingerprint, state, answer, instance_id, expires_at) VALUES (?, ?, ?, 'in_flight', NULL, ?, ?)
+  ON CONFLICT (scope, id) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', answer = NULL, instance_id = excluded.instance_id,
+    expires_at = excluded.expires_at WHERE idempotency.expires_at < ?`;
 
 const INSERT_CREDIT_ENTRY = "INSERT INTO credit_entries (id, key_id, at, delta_micro, kind, ref, call_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
@@ -251,6 +256,8 @@ export class SqlStore implements Store {
       );
       // An x402 payment may or may not have settled before the process died: its nonce stays used.
       for (const row of rows) await this.giveBack(t, row, false);
+      await t.run(`DELETE FROM idempotency WHERE expires_at < ? OR (state = 'in_flight' AND instance_id <> ?
+        AND instance_id NOT IN (SELECT id FROM instances WHERE expires_at >= ?))`, [now, this.instanceId, liveAt]);
       await t.run("DELETE FROM instances WHERE id <> ? AND expires_at < ?", [this.instanceId, liveAt]);
       return rows.length;
     });
@@ -284,6 +291,24 @@ export class SqlStore implements Store {
 
   async releaseNonce(ref: string): Promise<void> {
     await this.db.run("DELETE FROM payment_nonces WHERE id = ? AND state = 'in_flight'", [ref]);
+  }
+
+  async claimOnce(p: { scope: string; id: string; fingerprint: string; expiresAt: number }): Promise<OnceClaim> {
+    // Claimed, or held: read who holds it. A holder that let go in between (released) leaves nothing to read: claim again.
+    for (;;) {
+      if (await this.db.run(CLAIM_ONCE, [p.scope, p.id, p.fingerprint, this.instanceId, p.expiresAt, Date.now()])) return { claimed: true };
+      const [held] = await this.db.all<{ fingerprint: string; state: string; answer: string | null }>(
+        "SELECT fingerprint, state, answer FROM idempotency WHERE scope = ? AND id = ?", [p.scope, p.id]);
+      if (held) return { claimed: false, fingerprint: held.fingerprint, ...(held.state === "done" ? { answer: held.answer! } : {}) };
+    }
+  }
+
+  async keepOnce(scope: string, id: string, answer: string): Promise<void> {
+    await this.db.run("UPDATE idempotency SET state = 'done', answer = ? WHERE scope = ? AND id = ? AND state = 'in_flight' AND instance_id = ?", [answer, scope, id, this.instanceId]);
+  }
+
+  async releaseOnce(scope: string, id: string): Promise<void> {
+    await this.db.run("DELETE FROM idempotency WHERE scope = ? AND id = ? AND state = 'in_flight' AND instance_id = ?", [scope, id, this.instanceId]);
   }
 
   async usage(principal: string, day: string): Promise<Map<string, number>> {

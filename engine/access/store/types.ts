@@ -70,6 +70,12 @@ export interface CreditEntry {
   note?: string;
 }
 
+/**
+ * What claimOnce found: the (scope, id) is now this call's, or an earlier call holds it: still running (no answer
+ * yet), or answered (the answer it sent, as JSON).
+ */
+export type OnceClaim = { claimed: true } | { claimed: false; fingerprint: string; answer?: string };
+
 export interface Store {
   /** Stores a new key (its hash only); undefined when this client already minted maxPerDay keys today. */
   mintKey(p: { hash: string; clientId: string; day: string; maxPerDay: number; label?: string }): Promise<KeyRecord | undefined>;
@@ -87,6 +93,7 @@ export interface Store {
    * Gives back the reservations of pending calls whose instance is gone or let its lease run out (never this
    * instance's own, never a live one's); with othersGone, of every other instance (SQLite at start-up: one process
    * serves the file). Answers how many. Safe to run on several instances at once: each call is given back once.
+   * Also frees those instances' idempotency claims, and forgets the expired ones.
    */
   recoverInterrupted(opts?: { othersGone?: boolean }): Promise<number>;
 
@@ -99,6 +106,16 @@ export interface Store {
   claimNonce(ref: string): Promise<boolean>;
   /** After a payment that was not settled: the payload may be tried again. */
   releaseNonce(ref: string): Promise<void>;
+
+  /**
+   * Pay once: claims (scope, id) for a call of this fingerprint until expiresAt, unless a call holds it (an
+   * expired record is taken over). The claim is this instance's until keepOnce or releaseOnce.
+   */
+  claimOnce(p: { scope: string; id: string; fingerprint: string; expiresAt: number }): Promise<OnceClaim>;
+  /** The claimed call succeeded: its answer (JSON) is what a retry gets. */
+  keepOnce(scope: string, id: string, answer: string): Promise<void>;
+  /** The claimed call failed (nothing was charged): the next call with this id runs. */
+  releaseOnce(scope: string, id: string): Promise<void>;
 
   /** Today's use of each bucket by this principal. */
   usage(principal: string, day: string): Promise<Map<string, number>>;
