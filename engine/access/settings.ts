@@ -1,4 +1,4 @@
-// Access configuration from the environment (documented in the README, Payment: Configuration).
+// Access configuration from the environment (documented in docs/configuration.md).
 import type { Config } from "../config.ts";
 
 /** USDC per network, from @x402/evm's default-asset table: the EIP-712 name differs between Base and Base Sepolia. */

@@ -72,7 +72,7 @@ const definition: DatasetDefinition<HolidayIndex> = {
 
 /**
  * The holidays of the version in use, read from its SQLite file next to the one being loaded
- * (<DATA_DIR>/datasets/uk-bank-holidays/<version>.sqlite, named by current.json: README "Versions").
+ * (<DATA_DIR>/datasets/uk-bank-holidays/<version>.sqlite, named by current.json: docs/datasets.md, "Versions").
  * None for a first load or an in-memory database.
  */
 function rowsInUse(db: DatabaseSync): { nation: string; date: string; title: string; substitute: number }[] {

@@ -61,7 +61,7 @@ export interface X402Chain {
   settleMode(mode: SettleMode): void;
   /** Settles a payment on chain through the facilitator directly (a settlement that lands late). */
   settle(payload: PaymentPayload): Promise<{ success: boolean; transaction: string }>;
-  /** The X402_* variables that point the service at this chain (README, Payment: Configuration). */
+  /** The X402_* variables that point the service at this chain (docs/configuration.md). */
   env: Record<string, string>;
   publicClient: PublicClient;
   /** fetch that answers a 402 by paying with the payer and retrying once (the real @x402/fetch client). */
