@@ -87,6 +87,11 @@ export class Payments {
     return built;
   }
 
+  /** What a call of this endpoint is offered, for the discovery documents; none when the service takes no x402 payments. */
+  offers(endpoint: Endpoint): PaymentRequirements[] {
+    return this.enabled ? structuredClone(this.accepts(endpoint)) : [];
+  }
+
   /** The x402 PaymentRequired of a call; undefined when the service takes no x402 payments. */
   paymentRequired(endpoint: Endpoint, resourceUrl: string, error = "Payment required"): PaymentRequired | undefined {
     if (!this.enabled) return undefined;

@@ -3,6 +3,7 @@ import express, { type Express, type Request, type Response, type NextFunction }
 import { runCall } from "../call/pipeline.ts";
 import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { offersOf } from "./discovery/offers.ts";
 import { renderDocsPage } from "./landing-page.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
@@ -53,7 +54,7 @@ export function createHttpApp(engine: Engine): Express {
     }
   });
 
-  const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
+  const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl, offersOf(engine)));
   const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
   app.get("/health", (_req, res) => {
     const datasets = engine.datasets.status().map((d) => ({
