@@ -7,6 +7,7 @@ import { offersOf } from "./discovery/offers.ts";
 import { renderDocsPage } from "./landing-page.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
+import { mountDiscovery } from "./discovery/routes.ts";
 import { sendProblem } from "./send-problem.ts";
 import { mountMcp } from "../mcp/index.ts";
 import { credentialState, missingCredentials } from "../upstream/sources.ts";
@@ -79,6 +80,7 @@ export function createHttpApp(engine: Engine): Express {
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);
+  mountDiscovery(app, engine);
   mountMcp(app, engine);
 
   app.use((req: Request, res: Response) => {

@@ -2,6 +2,7 @@
 import { PROBLEM_TITLES } from "../basics/problem.ts";
 import { describeAllowed } from "../endpoints/params.ts";
 import { esc, page } from "./html-page.ts";
+import { discoveryLinksHtml } from "./discovery/links.ts";
 import type { Registry, Endpoint } from "../endpoints/model.ts";
 
 export function exampleUrl(e: Endpoint, baseUrl: string): string {
@@ -38,6 +39,7 @@ Each call has a fixed price in US dollars; pay per call in USDC with <a href="ht
 or use a <a href="/free">free key</a> within its daily allowance. An unpaid call answers HTTP 402 with the payment requirements.</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Errors are <a href="#problems">problem details</a> (RFC 9457).
 Every answer is <code>{"data": …, "meta": {"sources": [where it came from, when, cached or not], …}}</code>.</p>
+${discoveryLinksHtml()}
 <h2>Groups</h2><ul>${toc}</ul>
 ${body}
 <h2 id="problems">Errors</h2>

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the endpoint files.
 import { paramDescription, paramSchema } from "../endpoints/param-schema.ts";
-import { paramExamples } from "./discovery/param-examples.ts";
+import { paramExamples } from "../endpoints/param-examples.ts";
 import type { Registry, Endpoint } from "../endpoints/model.ts";
 import type { PaymentRequirements } from "../access/x402.ts";
 

@@ -2,6 +2,7 @@
 // requires without sessions), answering JSON rather than SSE; every request of a batch gets its answer
 // (messages.ts says what is refused, and why). `/mcp?groups=a,b` also lists those groups' endpoints as direct
 // tools; any endpoint tool can be called by name whatever was listed.
+import { SERVICE } from "../basics/service.ts";
 import express, { type Express, type Request, type Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -12,7 +13,7 @@ import { createToolbox, type Toolbox } from "./tools.ts";
 import { IDEMPOTENCY_KEY_META, PAYMENT_META } from "./results.ts";
 import type { Engine } from "../engine.ts";
 
-const SERVER_INFO = { name: "public-data-api", title: "Public-data API for AI agents", version: "1.1.0" };
+const SERVER_INFO = { name: SERVICE.id, title: SERVICE.title, version: SERVICE.version };
 const INSTRUCTIONS =
   "Public data from official sources as clean JSON, each answer saying where it came from. " +
   "Find an endpoint with search_apis (describe what you need), then run it with call_api. Calls are free up to a " +

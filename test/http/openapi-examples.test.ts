@@ -6,7 +6,7 @@ import { validate, compileErrors } from "@readme/openapi-parser";
 import { getJson, startTestServer } from "../support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
 
-export const PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+const PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 
 interface Param { name: string; required: boolean; example?: unknown; style?: string }
 interface Operation { operationId: string; parameters: Param[]; "x-payment-info": any; "x-param-sets"?: { one_of?: string[][]; any_of?: string[][] }; "x-free-allowance-only"?: boolean }

@@ -1,8 +1,8 @@
 // An example value for each parameter, so that a client can make a first valid call from a description alone
 // (OpenAPI, the 402's Bazaar metadata, the llms files): taken from the endpoint's answered examples first, then the
 // parameter's own `example:`, then its other examples (an example that answers 400 is a bad value on purpose).
-import { exampleValue } from "../../endpoints/params.ts";
-import type { Endpoint } from "../../endpoints/model.ts";
+import { exampleValue } from "./params.ts";
+import type { Endpoint } from "./model.ts";
 
 const answered = (status: number | undefined) => (status ?? 200) < 300;
 

@@ -1,0 +1,56 @@
+// The x402 v2 Bazaar discovery extension of an endpoint's 402 (specs/extensions/bazaar.md of the x402 repository),
+// built with @x402/extensions: how to call it (the query parameters with an example each, and their JSON Schema, or
+// over MCP the tool and its input schema) and what it answers (an example answer and its schema). Built on an
+// endpoint's first 402 and kept: start-up builds none of them.
+import { BAZAAR, bazaarResourceServerExtension, declareDiscoveryExtension, sanitizeTags } from "@x402/extensions/bazaar";
+import { exampleCall } from "../endpoints/param-examples.ts";
+import { exampleData } from "../endpoints/example-answer.ts";
+import { inputSchema } from "../search/card.ts";
+import { SERVICE } from "../basics/service.ts";
+import type { Endpoint } from "../endpoints/model.ts";
+
+export { BAZAAR };
+export type Channel = "http" | "mcp";
+
+/** Longer resource descriptions are known to be refused at settlement (issue #27). */
+export const MAX_DESCRIPTION = 450;
+
+/** The resource's service metadata the Bazaar catalogues (serviceName and tags, as @x402/extensions checks them). */
+export function serviceMetadata(e: Endpoint): { description: string; serviceName: string; tags?: string[] } {
+  const description = e.summary.length > MAX_DESCRIPTION ? `${e.summary.slice(0, MAX_DESCRIPTION - 1)}…` : e.summary;
+  const tags = sanitizeTags([e.group, ...e.keywords]);
+  return { description, serviceName: SERVICE.title, ...(tags ? { tags } : {}) };
+}
+
+/** The answer's JSON Schema: the {data, meta} envelope, data as the endpoint's answer schema. */
+function answerSchema(e: Endpoint): Record<string, unknown> {
+  const { $comment: _c, ...data } = e.output ?? {};
+  return { properties: { data, meta: { type: "object" } }, required: ["data", "meta"] };
+}
+
+function exampleAnswer(e: Endpoint): Record<string, unknown> {
+  return { data: exampleData(e) ?? null, meta: { endpoint: e.key, sources: [], price_usd: e.price, paid_by: "x402" } };
+}
+
+function build(e: Endpoint, channel: Channel): Record<string, unknown> {
+  const output = { example: exampleAnswer(e), ...(e.output ? { schema: answerSchema(e) } : {}) };
+  const call = exampleCall(e);
+  if (channel === "mcp") {
+    const tool = inputSchema(e.params, e.freeForm);
+    return declareDiscoveryExtension({ toolName: e.toolName, description: serviceMetadata(e).description, transport: "streamable-http", inputSchema: tool, example: call, output })[BAZAAR.key] as never;
+  }
+  const { properties, required } = inputSchema(e.params, e.freeForm);
+  const declared = declareDiscoveryExtension({ input: call, inputSchema: { properties, ...(required ? { required } : {}) }, output })[BAZAAR.key];
+  // The package's own server extension adds the method (GET) to info and schema, as its HTTP middleware does.
+  return bazaarResourceServerExtension.enrichDeclaration!(declared, { method: "GET", adapter: { getPath: () => e.path }, routePattern: e.path }) as never;
+}
+
+const built = new WeakMap<Endpoint, Partial<Record<Channel, Record<string, unknown>>>>();
+
+/** The bazaar extension of an endpoint's 402 on a channel: a fresh copy (x402 clients add to extensions in place). */
+export function bazaarExtension(e: Endpoint, channel: Channel): Record<string, unknown> {
+  let mine = built.get(e);
+  if (!mine) built.set(e, (mine = {}));
+  mine[channel] ??= build(e, channel);
+  return structuredClone(mine[channel]);
+}
