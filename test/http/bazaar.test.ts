@@ -13,6 +13,8 @@ import type { PaymentRequired } from "@x402/core/types";
 import { ROOT, getJson, startTestServer } from "../support/helpers.ts";
 import { callTool, connectMcp } from "../support/mcp-client.ts";
 import { exampleCall, exampleQuery } from "../../engine/endpoints/param-examples.ts";
+import { serviceMetadata } from "../../engine/access/bazaar.ts";
+import type { AccessService } from "../../engine/access/index.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { Endpoint } from "../../engine/endpoints/model.ts";
 
@@ -79,6 +81,22 @@ describe("Bazaar discovery metadata on every 402", function () {
     assert.equal(output.example.data.in_effect_since, "2025-08-07");
     assert.equal(typeof output.example.data.title, "string");
     assert.equal(pr.resource.description, e.summary);
+  });
+
+  it("a summary longer than 450 characters is cut to 450 for resource.description", () => {
+    const e = server.engine.registry.find("bank-of-england", "bank-rate")!;
+    const long = serviceMetadata({ ...e, summary: `${"Bank Rate ".repeat(60)}end` });
+    assert.equal(long.description.length, 450);
+    assert.ok(long.description.startsWith("Bank Rate Bank Rate"));
+  });
+
+  it("each 402 gets its own copy: what a client adds to one does not reach the next", () => {
+    const e = server.engine.registry.find("bank-of-england", "bank-rate")!;
+    const payments = (server.engine.access as AccessService).payments;
+    const first = payments.paymentRequired(e, `${server.url}${e.path}`)!;
+    ((first.extensions!.bazaar as any).info.input.queryParams as Record<string, unknown>).from = "tampered";
+    const next = payments.paymentRequired(e, `${server.url}${e.path}`)!;
+    assert.notEqual((next.extensions!.bazaar as any).info.input.queryParams.from, "tampered");
   });
 
   describe("over MCP", () => {
