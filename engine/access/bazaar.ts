@@ -14,6 +14,7 @@ export type Channel = "http" | "mcp";
 
 /** Longer resource descriptions are known to be refused at settlement (issue #27). */
 export const MAX_DESCRIPTION = 450;
+const SCHEMA_LEVELS = 1;
 
 /** The resource's service metadata the Bazaar catalogues (serviceName and tags, as @x402/extensions checks them). */
 export function serviceMetadata(e: Endpoint): { description: string; serviceName: string; tags?: string[] } {
@@ -22,10 +23,24 @@ export function serviceMetadata(e: Endpoint): { description: string; serviceName
   return { description, serviceName: SERVICE.title, ...(tags ? { tags } : {}) };
 }
 
-/** The answer's JSON Schema: the {data, meta} envelope, data as the endpoint's answer schema. */
+/**
+ * A schema cut to its first levels: deeper values keep only their type. The whole 402 travels in a header, and an x402
+ * client echoes the extension in its PAYMENT-SIGNATURE, which must fit in a server's request headers (16 KB in Node),
+ * so it must stay small; the full answer schema is in the OpenAPI document and the MCP tool's outputSchema.
+ */
+function shallow(schema: Record<string, unknown>, levels: number): Record<string, unknown> {
+  const { $comment: _c, properties, items, ...rest } = schema as { $comment?: string; properties?: Record<string, Record<string, unknown>>; items?: Record<string, unknown>; [k: string]: unknown };
+  if (levels === 0) return rest.type !== undefined ? { type: rest.type } : {};
+  return {
+    ...rest,
+    ...(properties ? { properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, shallow(v, levels - 1)])) } : {}),
+    ...(items ? { items: shallow(items, levels - 1) } : {}),
+  };
+}
+
+/** The answer's JSON Schema: the {data, meta} envelope, data as the endpoint's answer schema (its fields' types). */
 function answerSchema(e: Endpoint): Record<string, unknown> {
-  const { $comment: _c, ...data } = e.output ?? {};
-  return { properties: { data, meta: { type: "object" } }, required: ["data", "meta"] };
+  return { properties: { data: shallow(e.output ?? {}, SCHEMA_LEVELS), meta: { type: "object" } }, required: ["data", "meta"] };
 }
 
 function exampleAnswer(e: Endpoint): Record<string, unknown> {

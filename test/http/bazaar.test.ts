@@ -18,6 +18,7 @@ import type { AccessService } from "../../engine/access/index.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { Endpoint } from "../../engine/endpoints/model.ts";
 
+const MAX_HEADER = 8192;
 const PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 const noAllowances = Object.fromEntries(fs.readdirSync(path.join(ROOT, "endpoints"))
   .filter((g) => fs.existsSync(path.join(ROOT, "endpoints", g, "_group.yaml")))
@@ -56,7 +57,10 @@ describe("Bazaar discovery metadata on every 402", function () {
         problems.push(`${e.key}: ${res.status} ${res.body?.detail}`);
         continue;
       }
-      const pr = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+      const header = res.headers.get("payment-required")!;
+      // An x402 client echoes the extensions in PAYMENT-SIGNATURE, which must fit in a server's 16 KB of request headers.
+      if (header.length > MAX_HEADER) problems.push(`${e.key}: PAYMENT-REQUIRED of ${header.length} bytes`);
+      const pr = decodePaymentRequiredHeader(header);
       assert.deepEqual(res.body.payment_required, pr, "the body carries the same PaymentRequired");
       problems.push(...bazaarProblems(pr, e));
       const info = (pr.extensions!.bazaar as DiscoveryExtension).info as any;
@@ -81,6 +85,21 @@ describe("Bazaar discovery metadata on every 402", function () {
     assert.equal(output.example.data.in_effect_since, "2025-08-07");
     assert.equal(typeof output.example.data.title, "string");
     assert.equal(pr.resource.description, e.summary);
+  });
+
+  it("a payment that echoes the largest 402's extensions, as x402 clients do, fits in the server's request headers", async () => {
+    let largest = { size: 0, url: "", header: "" };
+    for (const e of priced) {
+      const url = `${server.url}${e.path}${exampleQuery(exampleCall(e))}`;
+      const header = (await fetch(url)).headers.get("payment-required")!;
+      if (header.length > largest.size) largest = { size: header.length, url, header };
+    }
+    const pr = decodePaymentRequiredHeader(largest.header);
+    const authorization = { from: `0x${"1".repeat(40)}`, to: pr.accepts[0].payTo, value: pr.accepts[0].amount, validAfter: "0", validBefore: "9999999999", nonce: `0x${"2".repeat(64)}` };
+    const payload = { x402Version: 2, resource: pr.resource, accepted: pr.accepts[0], payload: { signature: `0x${"3".repeat(130)}`, authorization }, extensions: pr.extensions };
+    const res = await fetch(largest.url, { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payload)).toString("base64") } });
+    assert.notEqual(res.status, 431, `${largest.url}: the echoed payment is refused as too large`);
+    assert.ok([402, 503].includes(res.status), `${res.status}: the payment was read (and refused or not verifiable here)`);
   });
 
   it("a summary longer than 450 characters is cut to 450 for resource.description", () => {
