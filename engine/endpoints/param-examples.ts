@@ -22,13 +22,18 @@ export function paramExamples(e: Endpoint): Record<string, unknown> {
   return out;
 }
 
-/** The parameters of a first call: the required ones and the first "give one of" set that has examples. */
+/**
+ * The parameters of a first call: those of the endpoint's first answered example (a call known to work), with an
+ * example for each required parameter it lacks and, when it gives no "give one of" set, the first set with examples.
+ */
 export function exampleCall(e: Endpoint): Record<string, unknown> {
   const all = paramExamples(e);
+  const first = e.examples.find((x) => answered(x.status))?.params ?? {};
+  const call = Object.fromEntries(Object.entries(first).filter(([n, v]) => Object.hasOwn(e.params, n) && v !== undefined && v !== null).map(([n, v]) => [n, exampleValue(n, e.params[n], v)]));
   const sets = [...(e.paramSets?.one_of ?? []), ...(e.paramSets?.any_of ?? [])];
-  const set = sets.find((s) => s.every((p) => p in all)) ?? sets[0] ?? [];
-  const names = [...Object.entries(e.params).filter(([, s]) => s.required).map(([n]) => n), ...set];
-  return Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]]));
+  const set = sets.some((s) => s.every((p) => p in call)) ? [] : (sets.find((s) => s.every((p) => p in all)) ?? sets[0] ?? []);
+  for (const n of [...Object.entries(e.params).filter(([, s]) => s.required).map(([n]) => n), ...set]) if (!(n in call) && n in all) call[n] = all[n];
+  return call;
 }
 
 /** A parameter value as it goes in a query string (lists comma-separated, as the endpoints read them). */
