@@ -2,7 +2,6 @@
 // requires without sessions), answering JSON rather than SSE; every request of a batch gets its answer
 // (messages.ts says what is refused, and why). `/mcp?groups=a,b` also lists those groups' endpoints as direct
 // tools; any endpoint tool can be called by name whatever was listed.
-import { SERVICE } from "../basics/service.ts";
 import express, { type Express, type Request, type Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -11,6 +10,7 @@ import { allowedHosts, hostCheck } from "./host-check.ts";
 import { batchRefusal, requestId, screen } from "./messages.ts";
 import { createToolbox, type Toolbox } from "./tools.ts";
 import { IDEMPOTENCY_KEY_META, PAYMENT_META } from "./results.ts";
+import { SERVICE } from "../basics/service.ts";
 import type { Engine } from "../engine.ts";
 
 const SERVER_INFO = { name: SERVICE.id, title: SERVICE.title, version: SERVICE.version };
