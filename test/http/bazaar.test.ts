@@ -146,5 +146,18 @@ describe("Bazaar discovery metadata on every 402", function () {
       }
       assert.deepEqual(problems, []);
     });
+
+    it("its input schema is the one the tool itself lists", async () => {
+      const listing = await connectMcp(`${server.url}/mcp?groups=airports`);
+      try {
+        const tools = (await listing.listTools()).tools;
+        for (const e of priced.filter((x) => x.group === "airports")) {
+          const pr = (await callTool(client, e.toolName, exampleCall(e))).structuredContent as unknown as PaymentRequired;
+          assert.deepEqual(((pr.extensions!.bazaar as DiscoveryExtension).info as any).input.inputSchema, tools.find((t) => t.name === e.toolName)!.inputSchema, e.key);
+        }
+      } finally {
+        await listing.close();
+      }
+    });
   });
 });
