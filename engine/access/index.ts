@@ -46,9 +46,14 @@ export async function createAccess(deps: AccessDeps): Promise<AccessService> {
   // give back only the calls of instances whose lease ran out, never a live one's.
   const recovered = await store.recoverInterrupted({ othersGone: !settings.shared });
   if (recovered) deps.log.warn({ calls: recovered }, "gave back the charges of calls interrupted by a stop");
-  if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
   const payments = new Payments(settings.x402, deps.log);
+  if (!payments.enabled) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
+  await payments.start().catch(async (e) => {
+    await store.close();
+    throw e;
+  });
   const layer = new AccessLayer(deps, settings, store, payments);
+  layer.onClose(() => payments.stop());
   // The calls of an instance that stopped (PostgreSQL), and the idempotency records past their 24 hours (both).
   const sweep = setInterval(() => {
     store.recoverInterrupted()
@@ -286,7 +291,7 @@ class AccessLayer implements AccessService {
   private waysForward(call: CallRequest, key: boolean): WayForward[] {
     const base = this.settings.baseUrl;
     const ways: WayForward[] = [];
-    if (this.payments.enabled) ways.push({ way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", offer: "pay with x402" });
+    if (this.payments.offering) ways.push({ way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", offer: "pay with x402" });
     if (!key) ways.push({ way: "free_key", how: "Get a free key (no signup) and send it in the X-API-Key header: calls are free within a daily allowance.", offer: `get a free key at ${base}/free`, url: `${base}/free` });
     ways.push({ way: "credit", how: key ? "Buy prepaid card credit for this key (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent." : "With a key, buy prepaid card credit (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent.", offer: key ? "buy card credit for this key" : "buy card credit with a key", url: `${base}/credit/checkout` });
     return ways;
