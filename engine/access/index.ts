@@ -231,7 +231,7 @@ class AccessLayer implements AccessService {
       if (!verified.ok) throw this.paymentInvalid(call, verified.reason, `The facilitator refused the payment (${verified.reason}).`);
       const payer = verified.payer ?? (payment.payload as { authorization?: { from?: string } }).authorization?.from ?? "unknown";
       // Never final: the payment is settled only after the call, and settling may fail.
-      const begun = await this.store.beginCall({ ...base, final: false, principal: principal ?? `x402:${payer.toLowerCase()}`, paidBy: "x402", paymentRef: ref });
+      const begun = await this.store.beginCall({ ...base, final: false, principal: principal ?? `x402:${payerId(payer)}`, paidBy: "x402", paymentRef: ref });
       if (!begun.ok) throw new Error("an x402 call could not be recorded");
       callId = begun.callId;
     } catch (e) {
@@ -362,6 +362,9 @@ class AccessLayer implements AccessService {
     return this.store.close();
   }
 }
+
+/** An EVM payer in lower case (hex is case-blind); a Solana payer as it is (base58 is not). */
+const payerId = (payer: string) => (payer.startsWith("0x") ? payer.toLowerCase() : payer);
 
 function remaining(claims: BucketClaim[], used: Map<string, number>): Record<string, number> {
   return Object.fromEntries(claims.map((c) => [c.id, Math.max(0, c.limit - (used.get(c.id) ?? 0))]));
