@@ -16,7 +16,6 @@ import type { Logger } from "../basics/log.ts";
 import type { Registry } from "../endpoints/model.ts";
 import { accessSettings, type AccessSettings } from "./settings.ts";
 import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, paymentIdentifier, type PaymentPayload, type PaymentRequirements } from "./x402.ts";
-import { authorizationOf } from "./settlement-check.ts";
 import { Idempotency, fingerprint, idempotencyKey, requestOf } from "./idempotency.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
 import { rateLimitHeaders } from "./allowance-headers.ts";
@@ -217,7 +216,7 @@ class AccessLayer implements AccessService {
     const key = principal ? undefined : idempotencyKey(call.idempotencyKey);
     const take = () => this.takePayment(call, principal, base, payment, requirements);
     if (!id && !key) return take();
-    const payer = `x402:${(authorizationOf(payment)?.from ?? "unknown").toLowerCase()}`;
+    const payer = `x402:${(await this.payments.payerOf(payment)) ?? "unknown"}`;
     return this.once.run(id ? "payment" : "key", payer, (id ?? key)!, fingerprint(requestOf(call), requirements), take);
   }
 

@@ -192,6 +192,22 @@ export class Payments {
     return `${payment.accepted.network}:${payment.accepted.asset}:${createHash("sha256").update(JSON.stringify(payment.payload)).digest("hex")}`;
   }
 
+  /**
+   * Who pays, as the payment itself says (before the facilitator is asked): the EIP-3009 authorization's `from`, or
+   * the owner of the Solana transfer's source account; undefined when it cannot be read.
+   */
+  async payerOf(payment: PaymentPayload): Promise<string | undefined> {
+    const from = authorizationOf(payment)?.from;
+    if (from) return from.toLowerCase();
+    if (!payment.accepted.network.startsWith("solana:")) return undefined;
+    try {
+      const { decodeTransactionFromPayload, getTokenPayerFromTransaction } = await import("@x402/svm");
+      return getTokenPayerFromTransaction(decodeTransactionFromPayload(payment.payload as { transaction: string })) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The facilitator's verdict; throws 503 when it cannot be asked (an outage, not a refusal). */
   async verify(payment: PaymentPayload, req: PaymentRequirements): Promise<{ ok: true; payer?: string } | { ok: false; reason: string }> {
     try {

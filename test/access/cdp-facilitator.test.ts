@@ -8,6 +8,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import { x402Client } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
 import type { PaymentRequired } from "@x402/core/types";
 import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
@@ -129,6 +130,30 @@ describe("x402 through the CDP facilitator (a stand-in that checks CDP's JWT), o
     assert.equal(res.body.code, "payment_invalid");
     assert.match(res.body.x402_error, /^invalid_exact_svm_/);
     assert.equal((await access.store.calls({ principal: `x402:${payer.address}` })).filter((c) => c.outcome === "ok").length, 1);
+  });
+
+  it("pays once per Solana payer with a payment identifier: a retry gets the stored answer, another payer with the same id pays for itself", async () => {
+    const id = generatePaymentId();
+    const url = bankRate("2025-08-03");
+    const settles = () => facilitator.requests.filter((r) => r.path === "/settle").length;
+    const pay = async (signer: KeyPairSigner) => {
+      const client = new x402Client().register(SOLANA_DEVNET, new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }));
+      client.onBeforePaymentCreation(async ({ paymentRequired }) => void appendPaymentIdentifierToExtensions(paymentRequired.extensions!, id));
+      return getJson(url, { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await client.createPaymentPayload(await paymentRequired(url))) });
+    };
+    const [one, two] = [await generateKeyPairSigner(), await generateKeyPairSigner()];
+    const first = await pay(one);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const settled = settles();
+    const retry = await pay(one);
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers.get("idempotent-replayed"), "true");
+    assert.equal(settles(), settled, "the retry is not settled again");
+    const other = await pay(two);
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+    assert.equal(other.headers.get("idempotent-replayed"), null);
+    assert.equal(settles(), settled + 1, "another payer's payment is its own");
+    assert.equal((await access.store.calls({ principal: `x402:${two.address}` })).filter((c) => c.outcome === "ok").length, 1);
   });
 
   it("says \"unsupported\" plainly when the facilitator stops settling a network, stops offering it, and warns once", async () => {
