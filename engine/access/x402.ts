@@ -93,7 +93,7 @@ export class Payments {
         throw new Error(`x402: no USDC is known on ${n.network} (${(e as Error).message}); set X402_ASSET (with X402_ASSET_NAME and X402_ASSET_VERSION) or leave the network out of X402_NETWORKS`);
       }
     }
-    this.setOffers(this.payable.filter((n) => n.family === "evm").map((n) => ({ network: n.network, payTo: n.payTo!, ...this.tokens.get(n.network)!, extra: { ...this.tokens.get(n.network)!.extra } })));
+    this.setOffers(this.payable.filter((n) => n.family === "evm").map((n) => this.offerOf(n)));
     if (this.enabled) this.facilitator.start(this.settings.supportedRefreshMs);
   }
 
@@ -107,12 +107,17 @@ export class Payments {
     for (const n of this.payable) {
       const kind = this.facilitator.kind(n.network);
       if (!kind) continue;
-      const token = this.tokens.get(n.network)!;
-      const base: PaymentRequirements = { scheme: "exact", network: n.network, amount: "0", asset: token.asset, payTo: n.payTo!, maxTimeoutSeconds: this.settings.maxTimeoutSeconds, extra: { ...token.extra } };
-      const enhanced = await this.schemes.get(n.network)!.enhancePaymentRequirements(base, kind, supported.extensions ?? []);
-      offers.push({ network: n.network, asset: enhanced.asset, payTo: enhanced.payTo, extra: enhanced.extra ?? {} });
+      const offer = this.offerOf(n);
+      const base: PaymentRequirements = { scheme: "exact", amount: "0", maxTimeoutSeconds: this.settings.maxTimeoutSeconds, ...offer };
+      const { extra } = await this.schemes.get(n.network)!.enhancePaymentRequirements(base, kind, supported.extensions ?? []);
+      offers.push({ ...offer, extra: extra ?? {} });
     }
     this.setOffers(offers);
+  }
+
+  private offerOf(n: NetworkSettings): Offer {
+    const token = this.tokens.get(n.network)!;
+    return { network: n.network, asset: token.asset, payTo: n.payTo!, extra: { ...token.extra } };
   }
 
   /** A change of offers drops the requirements built from the old ones (an unchanged answer keeps them). */

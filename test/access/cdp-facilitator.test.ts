@@ -132,6 +132,29 @@ describe("x402 through the CDP facilitator (a stand-in that checks CDP's JWT), o
     assert.equal((await access.store.calls({ principal: `x402:${payer.address}` })).filter((c) => c.outcome === "ok").length, 1);
   });
 
+  it("withholds the answer and charges nothing when a verified Solana payment cannot be settled (the facilitator's failure is final)", async () => {
+    const signer = await generateKeyPairSigner();
+    const client = new x402Client().register(SOLANA_DEVNET, new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }));
+    const url = bankRate("2025-08-04");
+    const payload = await client.createPaymentPayload(await paymentRequired(url));
+    facilitator.failSends(true);
+    const error = console.error;
+    console.error = () => undefined; // the library's Solana facilitator prints the failed send
+    let res;
+    try {
+      res = await getJson(url, { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });
+    } finally {
+      console.error = error;
+      facilitator.failSends(false);
+    }
+    assert.equal(res.status, 402);
+    assert.equal(res.body.code, "payment_invalid");
+    assert.equal(res.body.x402_error, "invalid_exact_svm_transaction_failed");
+    assert.equal(res.body.data, undefined);
+    assert.equal(decodePaymentResponseHeader(res.headers.get("payment-response")!).success, false);
+    assert.deepEqual((await access.store.calls({ principal: `x402:${signer.address}` })).map((c) => c.outcome), ["error"]);
+  });
+
   it("pays once per Solana payer with a payment identifier: a retry gets the stored answer, another payer with the same id pays for itself", async () => {
     const id = generatePaymentId();
     const url = bankRate("2025-08-03");

@@ -39,6 +39,8 @@ export interface StandInFacilitator {
   settles(networks: string[]): void;
   /** Stops answering /supported (503) until told otherwise. */
   down(isDown: boolean): void;
+  /** Makes sending a Solana settlement fail (as a refused transaction does) until told otherwise. */
+  failSends(fail: boolean): void;
   close(): Promise<void>;
 }
 
@@ -52,11 +54,15 @@ export async function startStandInFacilitator(opts: { networks: string[] }): Pro
 
   const feePayerSigner = await generateKeyPairSigner();
   const feePayer = feePayerSigner.address;
+  let sendsFail = false;
   const signer = {
     getAddresses: () => [feePayer],
     signTransaction: async (tx: string) => tx,
     simulateTransaction: async () => undefined,
-    sendTransaction: async () => getBase58Decoder().decode(crypto.randomBytes(64)),
+    sendTransaction: async () => {
+      if (sendsFail) throw new Error("the stand-in refuses to send");
+      return getBase58Decoder().decode(crypto.randomBytes(64));
+    },
     confirmTransaction: async () => undefined,
   };
   let networks = opts.networks;
@@ -153,6 +159,7 @@ export async function startStandInFacilitator(opts: { networks: string[] }): Pro
       facilitator = solana();
     },
     down: (d) => void (isDown = d),
+    failSends: (f) => void (sendsFail = f),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
