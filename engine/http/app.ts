@@ -10,6 +10,7 @@ import { sendProblem } from "./send-problem.ts";
 import { mountMcp } from "../mcp/index.ts";
 import { credentialState, missingCredentials } from "../upstream/sources.ts";
 import type { Engine } from "../engine.ts";
+import { isAccessService } from "../access/index.ts";
 
 export function createHttpApp(engine: Engine): Express {
   const app = express();
@@ -71,7 +72,9 @@ export function createHttpApp(engine: Engine): Express {
         effect: state === "missing" ? "calls answer 503 upstream_credentials_missing"
           : `calls go to ${s.overridden ? `${s.envVar}` : `the public host ${s.auth!.fallback_base_url}`} without credentials` }];
     });
-    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
+    // x402: per network, whether the facilitator settles it (and so whether payments on it can be taken).
+    const payments = isAccessService(engine.access) ? { payments: engine.access.payments.health() } : {};
+    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...payments, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
   });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
