@@ -1,9 +1,11 @@
 // The Express app: /v1 routes through the pipeline, and the pages generated from the endpoint files.
 import express, { type Express, type Request, type Response, type NextFunction } from "express";
+import compression from "compression";
 import { runCall } from "../call/pipeline.ts";
 import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { renderDocsPage } from "./landing-page.ts";
+import { renderGroupPage } from "./group-page.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
 import { sendProblem } from "./send-problem.ts";
@@ -26,6 +28,12 @@ export function createHttpApp(engine: Engine): Express {
     if (req.method === "OPTIONS") return void res.status(204).end();
     next();
   });
+  // Bodies over 1 KB go compressed to a client that accepts it, br before gzip at equal q. Never a 402 (an x402
+  // client reads its body as sent), nor an event stream, which would wait in the compressor's buffer.
+  app.use(compression({
+    threshold: 1024,
+    filter: (req, res) => res.statusCode !== 402 && !/^text\/event-stream/i.test(String(res.getHeader("content-type") ?? "")) && compression.filter(req, res),
+  }));
 
   // The calls come first in the stack, matched before any page. HEAD would run (and charge) the call for headers
   // alone: only GET answers. An answer carries the call's own meta (allowance left, payment), so no ETag is worked
@@ -55,6 +63,7 @@ export function createHttpApp(engine: Engine): Express {
 
   const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
   const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
+  const groupPages = new Map([...engine.registry.groups.values()].map((g) => [g.name, renderGroupPage(g, engine.config.baseUrl)]));
   app.get("/health", (_req, res) => {
     const datasets = engine.datasets.status().map((d) => ({
       name: d.name,
@@ -75,6 +84,10 @@ export function createHttpApp(engine: Engine): Express {
   });
   app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
   app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+  app.get("/groups/:group", (req, res, next) => {
+    const html = groupPages.get(String(req.params.group));
+    if (html) res.type("html").send(html); else next();
+  });
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);
