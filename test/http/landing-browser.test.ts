@@ -1,8 +1,10 @@
 // The landing page in a real browser (Debian's chromium driven by playwright-core, as in test/access/browser.test.ts):
-// typing in the filter box narrows the list, a link leads to the group's full reference, and without JavaScript the
-// list is all there.
+// typing in the filter box narrows the list, also while the page is still loading; a link leads to the group's full
+// reference; without JavaScript the list is all there.
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type Page } from "playwright-core";
 import type { Running } from "../../engine/http/server.ts";
 import { freeAccess, startTestServer } from "../support/helpers.ts";
@@ -80,6 +82,45 @@ describe("the landing page in headless Chromium", function () {
     assert.match((await section.textContent())!, /GET \/v1\/validators\/iban[\s\S]*curl -H "X-API-Key: \$KEY"/);
     assert.ok(await section.isVisible());
     await page.close();
+  });
+
+  it("can be filtered while it is still loading, and what arrives later is filtered too", async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const cut = html.indexOf(`<li><div class="gh">`, html.length / 2);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Sends the page up to the middle of the group list, then the rest when released.
+    const slow = http.createServer(async (req, res) => {
+      if (req.url !== "/") return void res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.write(html.slice(0, cut));
+      await held;
+      res.end(html.slice(cut));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    const page = await browser.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, { waitUntil: "commit" });
+      await page.fill("#filter", "rate");
+      const early = await visible(page);
+      const arrived = (await page.evaluate(`document.querySelectorAll("#groups ul > li").length`)) as number;
+      assert.ok(arrived < server.engine.registry.endpoints.size, `only part of the list is there (${arrived})`);
+      assert.ok(early.endpoints.length > 0 && early.endpoints.length < arrived, `what has arrived is filtered already (${early.endpoints.length} of ${arrived})`);
+
+      release();
+      await page.waitForLoadState("domcontentloaded");
+      const late = await visible(page);
+      const whole = await browser.newPage();
+      await whole.goto(`${server.url}/`);
+      await whole.fill("#filter", "rate");
+      assert.deepEqual(late, await visible(whole));
+      assert.ok(late.endpoints.length > early.endpoints.length, "more matches came with the second half");
+      await whole.close();
+    } finally {
+      release();
+      await page.close();
+      slow.close();
+    }
   });
 
   it("without JavaScript, every group and endpoint is listed and no dead filter box is shown", async () => {
