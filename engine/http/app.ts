@@ -6,6 +6,7 @@ import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { renderDocsPage } from "./landing-page.ts";
 import { renderGroupPage } from "./group-page.ts";
+import { fixedBody } from "./fixed-body.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
 import { sendProblem } from "./send-problem.ts";
@@ -61,9 +62,9 @@ export function createHttpApp(engine: Engine): Express {
     }
   });
 
-  const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
-  const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
-  const groupPages = new Map<string, string>();
+  const openapi = fixedBody("application/json", JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl)));
+  const docs = fixedBody("html", renderDocsPage(engine.registry, engine.config.baseUrl));
+  const groupPages = new Map<string, ReturnType<typeof fixedBody>>();
   app.get("/health", (_req, res) => {
     const datasets = engine.datasets.status().map((d) => ({
       name: d.name,
@@ -82,15 +83,15 @@ export function createHttpApp(engine: Engine): Express {
     });
     res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
   });
-  app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
-  app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+  app.get("/openapi.json", openapi);
+  app.get(["/", "/problems"], docs);
   app.get("/groups/:group", (req, res, next) => {
     const group = engine.registry.groups.get(String(req.params.group));
     if (!group) return next();
     // Each page is made when first asked for, not at start-up (all of them together take about 0.1 s).
-    let html = groupPages.get(group.name);
-    if (!html) groupPages.set(group.name, (html = renderGroupPage(group, engine.config.baseUrl)));
-    res.type("html").send(html);
+    let page = groupPages.get(group.name);
+    if (!page) groupPages.set(group.name, (page = fixedBody("html", renderGroupPage(group, engine.config.baseUrl))));
+    return page(req, res);
   });
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
