@@ -123,6 +123,16 @@ describe("the landing page in headless Chromium", function () {
     }
   });
 
+  it("every group page fits a 390 px phone screen without sideways scrolling", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+    const page = await context.newPage();
+    for (const name of server.engine.registry.groups.keys()) {
+      await page.goto(`${server.url}/groups/${name}`);
+      assert.equal(await page.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`), 0, name);
+    }
+    await context.close();
+  });
+
   it("without JavaScript, every group and endpoint is listed and no dead filter box is shown", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
