@@ -17,7 +17,7 @@ export function forAgentsLinks(baseUrl: string): { href?: string; text: string; 
   ];
 }
 
-export const byTitle = (a: Group, b: Group) => a.title.localeCompare(b.title, "en", { sensitivity: "base" });
+const byTitle = (a: Group, b: Group) => a.title.localeCompare(b.title, "en", { sensitivity: "base" });
 
 function endpointLine(g: Group, e: Endpoint): string {
   return `<li><a href="${groupPath(g)}#${esc(e.toolName)}"><code>${esc(e.operation)}</code></a> <span class="price">${priceText(e)}</span> ${esc(e.summary)}</li>`;
