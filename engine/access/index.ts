@@ -16,7 +16,6 @@ import type { Logger } from "../basics/log.ts";
 import type { Registry } from "../endpoints/model.ts";
 import { accessSettings, type AccessSettings } from "./settings.ts";
 import { Payments, toAtomic, encodePaymentRequiredHeader, encodePaymentResponseHeader, paymentIdentifier, type PaymentPayload, type PaymentRequirements } from "./x402.ts";
-import { authorizationOf } from "./settlement-check.ts";
 import { Idempotency, fingerprint, idempotencyKey, requestOf } from "./idempotency.ts";
 import { hashKey, newApiKey, utcDay } from "./keys.ts";
 import { rateLimitHeaders } from "./allowance-headers.ts";
@@ -46,9 +45,14 @@ export async function createAccess(deps: AccessDeps): Promise<AccessService> {
   // give back only the calls of instances whose lease ran out, never a live one's.
   const recovered = await store.recoverInterrupted({ othersGone: !settings.shared });
   if (recovered) deps.log.warn({ calls: recovered }, "gave back the charges of calls interrupted by a stop");
-  if (!settings.x402.payTo) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
   const payments = new Payments(settings.x402, deps.log);
+  if (!payments.enabled) deps.log.warn("X402_PAY_TO is not set: 402 answers offer free keys and card credit, not x402");
+  await payments.start().catch(async (e) => {
+    await store.close();
+    throw e;
+  });
   const layer = new AccessLayer(deps, settings, store, payments);
+  layer.onClose(() => payments.stop());
   // The calls of an instance that stopped (PostgreSQL), and the idempotency records past their 24 hours (both).
   const sweep = setInterval(() => {
     store.recoverInterrupted()
@@ -212,7 +216,7 @@ class AccessLayer implements AccessService {
     const key = principal ? undefined : idempotencyKey(call.idempotencyKey);
     const take = () => this.takePayment(call, principal, base, payment, requirements);
     if (!id && !key) return take();
-    const payer = `x402:${(authorizationOf(payment)?.from ?? "unknown").toLowerCase()}`;
+    const payer = `x402:${(await this.payments.payerOf(payment)) ?? "unknown"}`;
     return this.once.run(id ? "payment" : "key", payer, (id ?? key)!, fingerprint(requestOf(call), requirements), take);
   }
 
@@ -226,7 +230,7 @@ class AccessLayer implements AccessService {
       if (!verified.ok) throw this.paymentInvalid(call, verified.reason, `The facilitator refused the payment (${verified.reason}).`);
       const payer = verified.payer ?? (payment.payload as { authorization?: { from?: string } }).authorization?.from ?? "unknown";
       // Never final: the payment is settled only after the call, and settling may fail.
-      const begun = await this.store.beginCall({ ...base, final: false, principal: principal ?? `x402:${payer.toLowerCase()}`, paidBy: "x402", paymentRef: ref });
+      const begun = await this.store.beginCall({ ...base, final: false, principal: principal ?? `x402:${payerId(payer)}`, paidBy: "x402", paymentRef: ref });
       if (!begun.ok) throw new Error("an x402 call could not be recorded");
       callId = begun.callId;
     } catch (e) {
@@ -286,7 +290,7 @@ class AccessLayer implements AccessService {
   private waysForward(call: CallRequest, key: boolean): WayForward[] {
     const base = this.settings.baseUrl;
     const ways: WayForward[] = [];
-    if (this.payments.enabled) ways.push({ way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", offer: "pay with x402" });
+    if (this.payments.offering) ways.push({ way: "x402", how: "Pay this call in USDC: sign one of payment_required.accepts (also in the PAYMENT-REQUIRED header, base64) and repeat the same call with a PAYMENT-SIGNATURE header (MCP: _meta[\"x402/payment\"]).", offer: "pay with x402" });
     if (!key) ways.push({ way: "free_key", how: "Get a free key (no signup) and send it in the X-API-Key header: calls are free within a daily allowance.", offer: `get a free key at ${base}/free`, url: `${base}/free` });
     ways.push({ way: "credit", how: key ? "Buy prepaid card credit for this key (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent." : "With a key, buy prepaid card credit (POST /credit/checkout with X-API-Key); it pays the price once the allowance is spent.", offer: key ? "buy card credit for this key" : "buy card credit with a key", url: `${base}/credit/checkout` });
     return ways;
@@ -357,6 +361,9 @@ class AccessLayer implements AccessService {
     return this.store.close();
   }
 }
+
+/** An EVM payer in lower case (hex is case-blind); a Solana payer as it is (base58 is not). */
+const payerId = (payer: string) => (payer.startsWith("0x") ? payer.toLowerCase() : payer);
 
 function remaining(claims: BucketClaim[], used: Map<string, number>): Record<string, number> {
   return Object.fromEntries(claims.map((c) => [c.id, Math.max(0, c.limit - (used.get(c.id) ?? 0))]));

@@ -1,23 +1,24 @@
 // x402 v2 with the @x402/core resource server: payment requirements, verify before the call, settle after it.
 // The library leaves two things to us (protocols.md §1.8, §2.1): the in-flight/used-nonce guard (in the store) and
 // a deterministic price (the amount is a pure function of the endpoint).
-import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import { x402ResourceServer } from "@x402/core/server";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { ExactSvmScheme } from "@x402/svm/exact/server";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SchemeNetworkServer, SettleResponse, SupportedResponse } from "@x402/core/types";
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension, isValidPaymentId } from "@x402/extensions/payment-identifier";
 import { createHash } from "node:crypto";
 import { Problem } from "../basics/problem.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 import type { Logger } from "../basics/log.ts";
-import type { X402Settings } from "./settings.ts";
+import type { NetworkSettings, X402Settings } from "./settings.ts";
 import { SettlementCheck, authorizationOf } from "./settlement-check.ts";
+import { FacilitatorWatch, facilitatorClient } from "./facilitator.ts";
 import { BAZAAR, bazaarExtension, serviceMetadata } from "./bazaar.ts";
 
 export { encodePaymentRequiredHeader, encodePaymentResponseHeader };
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };
 
-/** USD -> USDC atomic units (6 decimals); also our micro-dollars. */
 /**
  * What a client is told of a facilitator's reason: a short code (`invalid_exact_evm_signature`), never the free
  * text, calldata or addresses a facilitator may put in it (those go to the log).
@@ -29,73 +30,142 @@ export function reasonCode(reason: string | undefined, fallback: string): string
 const facilitatorDown = () =>
   new Problem({ status: 503, code: "payments_unavailable", detail: "The payment facilitator cannot be reached, so no x402 payment can be taken right now. Free keys (/free) and card credit still work." });
 
+/** USD -> USDC atomic units (6 decimals, on every network); also our micro-dollars. */
 export const toAtomic = (usd: number): number => Math.round(usd * 1_000_000);
+
+/** What one network's requirements carry besides amount and pay-to: its token and the scheme's extra. */
+interface Offer { network: `${string}:${string}`; asset: string; payTo: string; extra: Record<string, unknown> }
 
 export class Payments {
   readonly settings: X402Settings;
   private readonly log: Logger;
   private readonly server: x402ResourceServer;
-  private ready?: Promise<void>;
+  private readonly schemes = new Map<string, SchemeNetworkServer>();
+  /** Each network's token and extra before the facilitator's kind is applied (from the scheme's USDC table). */
+  private readonly tokens = new Map<string, { asset: string; extra: Record<string, unknown> }>();
+  private offers: Offer[] = [];
   private readonly requirements = new Map<string, PaymentRequirements[]>();
   readonly check: SettlementCheck;
+  readonly facilitator: FacilitatorWatch;
 
   constructor(settings: X402Settings, log: Logger) {
     this.settings = settings;
     this.log = log;
-    const facilitator = new HTTPFacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: 30_000 });
+    const facilitator = facilitatorClient(settings);
     this.server = new x402ResourceServer(facilitator);
-    this.server.register(settings.network as `${string}:${string}`, new ExactEvmScheme());
+    for (const n of settings.networks) {
+      const scheme = n.family === "solana" ? new ExactSvmScheme() : new ExactEvmScheme();
+      this.schemes.set(n.network, scheme);
+      this.server.register(n.network, scheme);
+    }
     this.check = new SettlementCheck({ rpcUrl: settings.rpcUrl, facilitator, log });
+    this.facilitator = new FacilitatorWatch({ client: facilitator, networks: this.payable.map((n) => n.network), url: settings.facilitatorUrl, log, onAnswer: (s) => this.applySupported(s) });
   }
 
-  /** Without a pay-to address the service cannot ask for x402 payments (its 402s offer a free key and credit). */
+  /** The networks with a pay-to address: the service takes x402 payments when there is one. */
+  private get payable(): NetworkSettings[] {
+    return this.settings.networks.filter((n) => n.payTo);
+  }
+
   get enabled(): boolean {
-    return Boolean(this.settings.payTo);
+    return this.payable.length > 0;
+  }
+
+  /** Whether a 402 offers x402 now (some network is offered). */
+  get offering(): boolean {
+    return this.offers.length > 0;
   }
 
   /**
-   * Reads the facilitator's supported kinds once, before the first verify; a failure is retried on the next payment.
-   * Only verify and settle need it: the requirements of the EVM exact scheme are built locally.
+   * Resolves each network's USDC (the start fails on a network without a known one and no X402_ASSET) and starts
+   * reading the facilitator's /supported. Until its first answer, the EVM networks are offered (their requirements
+   * need nothing from the facilitator); a Solana network needs its fee payer, so it waits for that answer.
    */
-  private init(): Promise<void> {
-    this.ready ??= this.server.initialize().catch((e) => {
-      this.ready = undefined;
-      this.log.warn({ err: e, facilitator: this.settings.facilitatorUrl }, "x402 facilitator not reachable");
-      throw facilitatorDown();
-    });
-    return this.ready;
+  async start(): Promise<void> {
+    for (const n of this.payable) {
+      if (n.asset) {
+        this.tokens.set(n.network, { asset: n.asset.asset, extra: { name: n.asset.name, version: n.asset.version } });
+        continue;
+      }
+      try {
+        const { asset, extra } = await this.schemes.get(n.network)!.parsePrice("$1", n.network);
+        this.tokens.set(n.network, { asset, extra: extra ?? {} });
+      } catch (e) {
+        throw new Error(`x402: no USDC is known on ${n.network} (${(e as Error).message}); set X402_ASSET (with X402_ASSET_NAME and X402_ASSET_VERSION) or leave the network out of X402_NETWORKS`);
+      }
+    }
+    this.setOffers(this.payable.filter((n) => n.family === "evm").map((n) => this.offerOf(n)));
+    if (this.enabled) this.facilitator.start(this.settings.supportedRefreshMs);
+  }
+
+  stop(): void {
+    this.facilitator.stop();
+  }
+
+  /** After each answer of /supported: offer exactly the networks it settles, with what its kind adds (Solana's fee payer). */
+  private async applySupported(supported: SupportedResponse): Promise<void> {
+    const offers: Offer[] = [];
+    for (const n of this.payable) {
+      const kind = this.facilitator.kind(n.network);
+      if (!kind) continue;
+      const offer = this.offerOf(n);
+      const base: PaymentRequirements = { scheme: "exact", amount: "0", maxTimeoutSeconds: this.settings.maxTimeoutSeconds, ...offer };
+      const { extra } = await this.schemes.get(n.network)!.enhancePaymentRequirements(base, kind, supported.extensions ?? []);
+      offers.push({ ...offer, extra: extra ?? {} });
+    }
+    this.setOffers(offers);
+  }
+
+  private offerOf(n: NetworkSettings): Offer {
+    const token = this.tokens.get(n.network)!;
+    return { network: n.network, asset: token.asset, payTo: n.payTo!, extra: { ...token.extra } };
+  }
+
+  /** A change of offers drops the requirements built from the old ones (an unchanged answer keeps them). */
+  private setOffers(offers: Offer[]): void {
+    if (JSON.stringify(offers) === JSON.stringify(this.offers)) return;
+    this.offers = offers;
+    this.requirements.clear();
+  }
+
+  /** Per configured network: whether the facilitator settles it, and whether the 402 offers it now (/health). */
+  health(): Record<string, unknown> {
+    if (!this.enabled) return { x402: false, detail: "no pay-to address is set (X402_PAY_TO, X402_PAY_TO_SOLANA): 402 answers offer free keys and card credit only" };
+    const offered = new Set<string>(this.offers.map((o) => o.network));
+    const states = this.facilitator.states();
+    return {
+      x402: true,
+      ready: states.every((s) => s.state === "supported"),
+      facilitator: { ...this.facilitator.health(), auth: this.settings.cdp ? "cdp" : "none" },
+      networks: [
+        ...states.map((s) => ({ ...s, pay_to: this.payable.find((n) => n.network === s.network)!.payTo, offered: offered.has(s.network) })),
+        ...this.settings.networks.filter((n) => !n.payTo).map((n) => ({ network: n.network, state: "no_pay_to", detail: `not offered: ${n.family === "solana" ? "X402_PAY_TO_SOLANA" : "X402_PAY_TO"} is not set`, offered: false })),
+      ],
+    };
   }
 
   /**
-   * The requirements of one endpoint, the same every time (the retried call is matched by deep equality). Built
-   * as the library builds an explicit-price EVM exact requirement, without asking the facilitator anything.
+   * The requirements of one endpoint, one per offered network, the same every time while the offers stand (the
+   * retried call is matched by deep equality). Built as the library builds an explicit-price exact requirement.
    */
   private accepts(endpoint: Endpoint): PaymentRequirements[] {
     let built = this.requirements.get(endpoint.key);
     if (!built) {
-      const s = this.settings;
-      built = [{
-        scheme: "exact",
-        network: s.network as `${string}:${string}`,
-        amount: String(toAtomic(endpoint.price)),
-        asset: s.asset,
-        payTo: s.payTo!,
-        maxTimeoutSeconds: s.maxTimeoutSeconds,
-        extra: { name: s.assetName, version: s.assetVersion },
-      }];
+      const amount = String(toAtomic(endpoint.price));
+      built = this.offers.map((o) => ({ scheme: "exact", network: o.network, amount, asset: o.asset, payTo: o.payTo, maxTimeoutSeconds: this.settings.maxTimeoutSeconds, extra: structuredClone(o.extra) }));
       this.requirements.set(endpoint.key, built);
     }
     return built;
   }
 
-  /** What a call of this endpoint is offered, for the discovery documents; none when the service takes no x402 payments. */
-  offers(endpoint: Endpoint): PaymentRequirements[] {
-    return this.enabled ? structuredClone(this.accepts(endpoint)) : [];
+  /** What a call of this endpoint is offered now, for the discovery documents; none when no network is offered. */
+  offersFor(endpoint: Endpoint): PaymentRequirements[] {
+    return this.offering ? structuredClone(this.accepts(endpoint)) : [];
   }
 
   /** The x402 PaymentRequired of a call; undefined when the service takes no x402 payments. */
   paymentRequired(endpoint: Endpoint, resourceUrl: string, error = "Payment required"): PaymentRequired | undefined {
-    if (!this.enabled) return undefined;
+    if (!this.offering) return undefined;
     const resource = { url: resourceUrl, mimeType: "application/json", ...serviceMetadata(endpoint) };
     return { x402Version: 2, error, resource, accepts: structuredClone(this.accepts(endpoint)), extensions: extensions(endpoint, resourceUrl) };
   }
@@ -124,16 +194,34 @@ export class Payments {
     return signed === undefined || canonicalUrl(signed) === canonicalUrl(resourceUrl);
   }
 
-  /** The payload's identity for the replay guard: network, asset, payer and EIP-3009 nonce (or the whole payload). */
+  /**
+   * The payload's identity for the replay guard and the ledger: network, asset, payer and EIP-3009 nonce (EVM
+   * addresses in lower case), or network, mint and a hash of the signed transaction (Solana: base58 keeps its case).
+   */
   nonceRef(payment: PaymentPayload): string {
     const auth = (payment.payload as { authorization?: { from?: string; nonce?: string } }).authorization;
-    const id = auth?.from && auth.nonce ? `${auth.from}:${auth.nonce}` : createHash("sha256").update(JSON.stringify(payment.payload)).digest("hex");
-    return `${payment.accepted.network}:${payment.accepted.asset}:${id}`.toLowerCase();
+    if (auth?.from && auth.nonce) return `${payment.accepted.network}:${`${payment.accepted.asset}:${auth.from}:${auth.nonce}`.toLowerCase()}`;
+    return `${payment.accepted.network}:${payment.accepted.asset}:${createHash("sha256").update(JSON.stringify(payment.payload)).digest("hex")}`;
+  }
+
+  /**
+   * Who pays, as the payment itself says (before the facilitator is asked): the EIP-3009 authorization's `from`, or
+   * the owner of the Solana transfer's source account; undefined when it cannot be read.
+   */
+  async payerOf(payment: PaymentPayload): Promise<string | undefined> {
+    const from = authorizationOf(payment)?.from;
+    if (from) return from.toLowerCase();
+    if (!payment.accepted.network.startsWith("solana:")) return undefined;
+    try {
+      const { decodeTransactionFromPayload, getTokenPayerFromTransaction } = await import("@x402/svm");
+      return getTokenPayerFromTransaction(decodeTransactionFromPayload(payment.payload as { transaction: string })) || undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The facilitator's verdict; throws 503 when it cannot be asked (an outage, not a refusal). */
   async verify(payment: PaymentPayload, req: PaymentRequirements): Promise<{ ok: true; payer?: string } | { ok: false; reason: string }> {
-    await this.init();
     try {
       const v = await this.server.verifyPayment(payment, req);
       if (!v.isValid) this.log.info({ reason: v.invalidReason, message: v.invalidMessage }, "x402 payment refused");
@@ -173,8 +261,10 @@ export class Payments {
       return { state: "settled", response: { success: true, transaction: chain.transaction, network: req.network, payer } };
     }
     // Unused now is final when the facilitator itself said it failed, or when the authorization can no longer be used.
-    const expired = (authorizationOf(payment)?.validBefore ?? 0) * 1000 < Date.now();
-    const failed = chain?.used === false && (failure.definite || expired);
+    // Without an EIP-3009 authorization (a Solana transaction) nothing can be read back: the facilitator's word decides.
+    const auth = authorizationOf(payment);
+    const expired = (auth?.validBefore ?? 0) * 1000 < Date.now();
+    const failed = auth ? chain?.used === false && (failure.definite || expired) : failure.definite;
     return { state: failed ? "failed" : "unknown", response: { success: false, errorReason: failed ? failure.reason : "settlement_unknown", transaction: "", network: req.network, payer } };
   }
 }

@@ -1,10 +1,13 @@
 // The Express app: /v1 routes through the pipeline, and the pages generated from the endpoint files.
 import express, { type Express, type Request, type Response, type NextFunction } from "express";
+import compression from "compression";
 import { runCall } from "../call/pipeline.ts";
 import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { offersOf } from "./discovery/offers.ts";
 import { renderDocsPage } from "./landing-page.ts";
+import { renderGroupPage } from "./group-page.ts";
+import { fixedBody } from "./fixed-body.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
 import { mountDiscovery } from "./discovery/routes.ts";
@@ -12,6 +15,7 @@ import { sendProblem } from "./send-problem.ts";
 import { mountMcp } from "../mcp/index.ts";
 import { credentialState, missingCredentials } from "../upstream/sources.ts";
 import type { Engine } from "../engine.ts";
+import { isAccessService } from "../access/index.ts";
 
 export function createHttpApp(engine: Engine): Express {
   const app = express();
@@ -28,6 +32,12 @@ export function createHttpApp(engine: Engine): Express {
     if (req.method === "OPTIONS") return void res.status(204).end();
     next();
   });
+  // Bodies over 1 KB go compressed to a client that accepts it, br before gzip at equal q. Never a 402 (an x402
+  // client reads its body as sent), nor an event stream, which would wait in the compressor's buffer.
+  app.use(compression({
+    threshold: 1024,
+    filter: (req, res) => res.statusCode !== 402 && !/^text\/event-stream/i.test(String(res.getHeader("content-type") ?? "")) && compression.filter(req, res),
+  }));
 
   // The calls come first in the stack, matched before any page. HEAD would run (and charge) the call for headers
   // alone: only GET answers. An answer carries the call's own meta (allowance left, payment), so no ETag is worked
@@ -55,8 +65,9 @@ export function createHttpApp(engine: Engine): Express {
     }
   });
 
-  const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl, offersOf(engine)));
-  const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
+  const openapi = fixedBody("application/json", JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl, offersOf(engine))));
+  const docs = fixedBody("html", renderDocsPage(engine.registry, engine.config.baseUrl));
+  const groupPages = new Map<string, ReturnType<typeof fixedBody>>();
   app.get("/health", (_req, res) => {
     const datasets = engine.datasets.status().map((d) => ({
       name: d.name,
@@ -73,10 +84,20 @@ export function createHttpApp(engine: Engine): Express {
         effect: state === "missing" ? "calls answer 503 upstream_credentials_missing"
           : `calls go to ${s.overridden ? `${s.envVar}` : `the public host ${s.auth!.fallback_base_url}`} without credentials` }];
     });
-    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
+    // x402: per network, whether the facilitator settles it (and so whether payments on it can be taken).
+    const payments = isAccessService(engine.access) ? { payments: engine.access.payments.health() } : {};
+    res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...payments, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
   });
-  app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
-  app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+  app.get("/openapi.json", openapi);
+  app.get(["/", "/problems"], docs);
+  app.get("/groups/:group", (req, res, next) => {
+    const group = engine.registry.groups.get(String(req.params.group));
+    if (!group) return next();
+    // Each page is made when first asked for, not at start-up (all of them together take about 0.1 s).
+    let page = groupPages.get(group.name);
+    if (!page) groupPages.set(group.name, (page = fixedBody("html", renderGroupPage(group, engine.config.baseUrl))));
+    return page(req, res);
+  });
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);

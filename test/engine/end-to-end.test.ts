@@ -176,12 +176,16 @@ describe("engine", () => {
     assert.ok(Date.parse(tac.loaded_at) > Date.now() - 60_000);
   });
 
-  it("GET / lists every group and endpoint with price, parameters and an example call", async () => {
-    const res = await fetch(`${server.url}/`);
-    const html = await res.text();
-    assert.match(res.headers.get("content-type")!, /text\/html/);
+  it("GET /groups/<group> lists every endpoint of the group with price, parameters and an example call", async () => {
+    const pages = new Map<string, string>();
+    for (const g of server.engine.registry.groups.values()) {
+      const res = await fetch(`${server.url}/groups/${g.name}`);
+      assert.match(res.headers.get("content-type")!, /text\/html/);
+      pages.set(g.name, await res.text());
+    }
+    const html = [...pages.values()].join("\n");
     for (const e of server.engine.registry.endpoints.values()) {
-      assert.ok(html.includes(`GET ${e.path}`), `${e.path} listed`);
+      assert.ok(pages.get(e.group)!.includes(`GET ${e.path}`), `${e.path} listed`);
       assert.ok(html.includes(e.freeOnly ? "free allowance only" : `$${e.price} a call`), `${e.path} price`);
     }
     assert.match(html, /curl -H "X-API-Key: \$KEY" '[^']*\/v1\/bank-of-england\/bank-rate\?from=2025-08-01'/);

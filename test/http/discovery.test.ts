@@ -5,7 +5,6 @@ import { validateAndExtract, type DiscoveryExtension } from "@x402/extensions/ba
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getJson, startTestServer } from "../support/helpers.ts";
 import { connectMcp } from "../support/mcp-client.ts";
-import { DISCOVERY_LINKS } from "../../engine/http/discovery/links.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { Endpoint } from "../../engine/endpoints/model.ts";
 
@@ -24,7 +23,7 @@ describe("discovery from the origin", function () {
   let endpoints: Endpoint[];
 
   before(async () => {
-    server = await startTestServer({ env: { X402_PAY_TO: PAY_TO, BASE_URL } });
+    server = await startTestServer({ env: { X402_PAY_TO: PAY_TO, X402_NETWORKS: "eip155:8453", BASE_URL } });
     endpoints = [...server.engine.registry.endpoints.values()];
   });
   after(async () => {
@@ -86,7 +85,7 @@ describe("discovery from the origin", function () {
       assert.deepEqual(card._meta.payment.x402.networks, ["eip155:8453"]);
       assert.match(card._meta.payment.card_credit, /\/credit\/checkout/);
       const reserved = await fetch(`${server.url}/mcp/server-card`, { headers: { accept: "application/mcp-server-card+json" } });
-      assert.equal(reserved.headers.get("content-type"), "application/mcp-server-card+json; charset=utf-8");
+      assert.match(reserved.headers.get("content-type")!, /^application\/mcp-server-card\+json/);
       assert.deepEqual(await reserved.json(), card);
     });
   });
@@ -129,9 +128,16 @@ describe("discovery from the origin", function () {
 
   it("the landing page links every discovery document, and each answers", async () => {
     const { body } = await text(`${server.url}/`);
-    for (const [href] of DISCOVERY_LINKS) {
+    for (const href of ["/llms.txt", "/openapi.json", "/.well-known/x402", "/.well-known/mcp/server-card.json"]) {
       assert.ok(body.includes(`href="${href}"`), href);
       assert.equal((await fetch(`${server.url}${href}`)).status, 200, href);
     }
+  });
+
+  it("every group page llms.txt links to exists", async () => {
+    const { body } = await text(`${server.url}/llms.txt`);
+    const pages = [...body.matchAll(/\]\((https:\/\/api\.example\.org\/groups\/[a-z0-9-]+)\)/g)].map((m) => m[1].replace(BASE_URL, server.url));
+    assert.equal(pages.length, server.engine.registry.groups.size);
+    for (const url of pages) assert.equal((await fetch(url)).status, 200, url);
   });
 });

@@ -33,7 +33,7 @@ describe("OpenAPI: examples and x-payment-info", function () {
   let doc: { paths: Record<string, { get: Operation }> };
 
   before(async () => {
-    server = await startTestServer({ env: { X402_PAY_TO: PAY_TO } });
+    server = await startTestServer({ env: { X402_PAY_TO: PAY_TO, X402_NETWORKS: "eip155:8453" } });
     const datasets = new Set([...server.engine.registry.endpoints.values()].flatMap((e) => e.examples.flatMap((x) => x.datasets ?? [])));
     await server.engine.datasets.loadTestDatasets?.([...datasets]);
     doc = (await getJson(`${server.url}/openapi.json`)).body;

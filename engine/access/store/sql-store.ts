@@ -31,6 +31,7 @@ const toCall = (r: Row): CallRecord => ({
   priceMicro: Number(r.price_micro),
   paidBy: r.paid_by as CallRecord["paidBy"],
   outcome: r.outcome as CallRecord["outcome"],
+  paymentRef: (r.payment_ref as string | null) ?? undefined,
   paymentTx: (r.payment_tx as string | null) ?? undefined,
   detail: (r.detail as string | null) ?? undefined,
 });

@@ -57,6 +57,8 @@ export interface CallRecord {
   priceMicro: number;
   paidBy: PaidBy;
   outcome: Outcome;
+  /** x402: the payment's network (CAIP-2), asset and identity, "<network>:<asset>:<payer>:<nonce>" (see Payments.nonceRef). */
+  paymentRef?: string;
   paymentTx?: string;
   detail?: string;
 }

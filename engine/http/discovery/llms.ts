@@ -3,10 +3,9 @@
 // (llms.txt) or every endpoint in one line (llms-full.txt). Generated from the endpoint files.
 import { SERVICE } from "../../basics/service.ts";
 import { describeAllowed, type ParamSpec } from "../../endpoints/params.ts";
+import { groupPath } from "../group-page.ts";
 import type { Endpoint, Group, Registry } from "../../endpoints/model.ts";
 
-/** A group's reference page for a person (every endpoint with price, parameters and an example call). */
-export const groupPage = (baseUrl: string, group: string) => `${baseUrl}/groups/${group}`;
 
 const price = (e: Endpoint) => (e.freeOnly ? "free allowance only" : `$${e.price}`);
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text.trim())?.[0] ?? text.trim();
@@ -52,7 +51,7 @@ A retry with the same \`Idempotency-Key\` header (or x402 payment identifier) ge
 }
 
 function groupLine(g: Group, baseUrl: string): string {
-  return `- [${g.title}](${groupPage(baseUrl, g.name)}): \`${g.name}\`, ${g.endpoints.length} endpoint${g.endpoints.length > 1 ? "s" : ""}. ${firstSentence(g.description)}`;
+  return `- [${g.title}](${baseUrl}${groupPath(g)}): \`${g.name}\`, ${g.endpoints.length} endpoint${g.endpoints.length > 1 ? "s" : ""}. ${firstSentence(g.description)}`;
 }
 
 function paramText(name: string, spec: ParamSpec): string {

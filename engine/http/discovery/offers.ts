@@ -5,5 +5,5 @@ import type { Engine } from "../../engine.ts";
 
 export function offersOf(engine: Engine): Offers {
   const access = engine.access;
-  return isAccessService(access) ? (e) => access.payments.offers(e) : () => [];
+  return isAccessService(access) ? (e) => access.payments.offersFor(e) : () => [];
 }
