@@ -2,7 +2,6 @@
 // examples, through the real pipeline and the real access layer (SQLite), without ever opening an upstream
 // connection and without being charged; a live key never gets a test answer.
 import assert from "node:assert/strict";
-import net from "node:net";
 import nock from "nock";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { x402Client } from "@x402/fetch";
@@ -11,35 +10,9 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
 import { fixture, getJson, pick, queryString, startTestServer } from "../support/helpers.ts";
+import { watchNetwork } from "../support/network-watch.ts";
 
 const NETWORK = "eip155:84532";
-
-/**
- * Every connection this process opens to anything but the server under test (a Socket.connect spy), and every
- * request nock saw that no interceptor answered (it would have gone out, were nock not blocking it).
- */
-function watchNetwork(serverPort: () => number) {
-  const out: string[] = [];
-  const connect = net.Socket.prototype.connect;
-  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-    const first = args[0] as { port?: number | string; host?: string; path?: string } | number | string;
-    const opts = Array.isArray(first) ? first[0] : first;
-    const port = typeof opts === "object" ? Number(opts.port) : Number(opts);
-    if (port !== serverPort()) out.push(JSON.stringify(typeof opts === "object" ? { host: opts.host, port: opts.port, path: opts.path } : args.slice(0, 2)));
-    return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
-  } as typeof connect;
-  const noMatch = (req: Request) => {
-    if (Number(new URL(req.url).port) !== serverPort()) out.push(`nock: ${req.method} ${req.url}`);
-  };
-  nock.emitter.on("no match", noMatch);
-  return {
-    connections: out,
-    restore: () => {
-      net.Socket.prototype.connect = connect;
-      nock.emitter.removeListener("no match", noMatch);
-    },
-  };
-}
 
 describe("test mode (test keys)", function () {
   this.timeout(600_000);
@@ -47,11 +20,12 @@ describe("test mode (test keys)", function () {
   let access: AccessService;
   let testKey: string;
   let liveKey: string;
-  const watch = watchNetwork(() => Number(new URL(server.url).port));
+  let watch: ReturnType<typeof watchNetwork>;
 
   before(async () => {
     server = await startTestServer({ env: { X402_NETWORK: NETWORK, X402_PAY_TO: "0x00000000000000000000000000000000000000aa", X402_FACILITATOR_URL: "http://127.0.0.1:9/facilitator" } });
     access = server.engine.access as AccessService;
+    watch = watchNetwork(() => Number(new URL(server.url).port));
     const minted = await fetch(`${server.url}/free?mode=test`, { method: "POST" });
     assert.equal(minted.status, 201);
     const body = (await minted.json()) as { mode: string; key: string };
@@ -60,7 +34,7 @@ describe("test mode (test keys)", function () {
     liveKey = ((await (await fetch(`${server.url}/free`, { method: "POST" })).json()) as { key: string }).key;
   });
   after(async () => {
-    watch.restore();
+    watch?.restore();
     await server?.close();
     nock.cleanAll();
   });
