@@ -1,4 +1,5 @@
-// Test keys: minted like free keys (the same keys-per-address limit, labelled "test"), told apart by their prefix.
+// Test keys: minted like free keys (as many per client address a day, counted apart from them: the address is
+// recorded as "test:<address>"), labelled "test", and told apart by their prefix.
 import type { AccessService } from "../access/index.ts";
 import type { KeyRecord } from "../access/store/types.ts";
 import { hashKey, newTestKey, utcDay } from "../access/keys.ts";
@@ -8,7 +9,7 @@ export const TEST_KEY_NOTE = "A test key: every call is answered from the endpoi
 
 export async function mintTestKey(access: AccessService, clientId: string): Promise<{ key: string; record: KeyRecord } | undefined> {
   const key = newTestKey();
-  const record = await access.store.mintKey({ hash: hashKey(key), clientId, day: utcDay().day, maxPerDay: access.settings.freeKeysPerDay, label: "test" });
+  const record = await access.store.mintKey({ hash: hashKey(key), clientId: `test:${clientId}`, day: utcDay().day, maxPerDay: access.settings.freeKeysPerDay, label: "test" });
   return record && { key, record };
 }
 
