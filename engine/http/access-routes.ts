@@ -64,7 +64,9 @@ export function mountAccessRoutes(app: Express, engine: Engine): void {
   }));
 
   app.post("/credit/checkout", express.json({ limit: "4kb" }), handle(async (req, res) => {
-    const key = await access.keyFor(req.get("x-api-key") || undefined);
+    const apiKey = req.get("x-api-key") || undefined;
+    if (isTestKey(apiKey)) throw new Problem({ status: 400, code: "test_key", detail: "A test key's calls are free and hold no credit: buy credit for a live key (POST /free gives one)." });
+    const key = await access.keyFor(apiKey);
     const amount = Number((req.body as { amount_usd?: unknown } | undefined)?.amount_usd ?? req.query.amount_usd ?? 5);
     res.status(201).json(await createCheckout(access.settings, key, amount));
   }));

@@ -11,6 +11,7 @@ import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
 import { fixture, getJson, pick, queryString, startTestServer } from "../support/helpers.ts";
 import { watchNetwork } from "../support/network-watch.ts";
+import { clock, withClock } from "../../engine/basics/clock.ts";
 
 const NETWORK = "eip155:84532";
 
@@ -160,6 +161,27 @@ describe("test mode (test keys)", function () {
     assert.equal(bad.status, 402);
     assert.equal(bad.body.x402_error, "invalid_payload");
     assert.deepEqual(watch.connections, [], "the facilitator (127.0.0.1:9) was never asked");
+  });
+
+  it("refuses a test key that is not one of this service's, and card credit for a test key", async () => {
+    const unknown = await getJson(`${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`, { "X-API-Key": "pda_test_not-a-key" });
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.code, "invalid_api_key");
+    const credit = await fetch(`${server.url}/credit/checkout`, { method: "POST", headers: { "X-API-Key": testKey, "content-type": "application/json" }, body: "{\"amount_usd\":5}" });
+    assert.equal(credit.status, 400);
+  });
+
+  it("runs a test call on its example's day while a call beside it keeps the real clock", async () => {
+    const realDay = clock.today().toISOString().slice(0, 10);
+    const inside = withClock({ today: new Date("2020-02-03T00:00:00Z") }, async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return clock.today().toISOString().slice(0, 10);
+    });
+    const beside = (async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      return clock.today().toISOString().slice(0, 10);
+    })();
+    assert.deepEqual(await Promise.all([inside, beside]), ["2020-02-03", realDay]);
   });
 
   it("shows a live key's account as live", async () => {
