@@ -14,9 +14,10 @@ import { clock } from "../basics/clock.ts";
 import { parseIsoDay } from "../basics/dates.ts";
 import type { Source } from "../upstream/sources.ts";
 import { fixtureContentType, fixtureFile, standInCredentials, standInToken } from "../testmode/fixtures.ts";
-
-export { fixtureFile, standInCredentials, standInToken };
 import type { Access } from "../access/types.ts";
+
+// Shared with test mode (engine/testmode/), which serves the same recordings without nock.
+export { fixtureFile, standInCredentials, standInToken };
 
 /** Blocks real network access except to this machine, where the server under test listens. */
 export function isolateNetwork(): void {
