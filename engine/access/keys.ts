@@ -1,7 +1,20 @@
-// Free API keys: random, shown once, stored only as a SHA-256 hash.
+// Free API keys: random, shown once, stored only as a SHA-256 hash. Test keys (pda_test_…) answer in test mode.
 import { createHash, randomBytes } from "node:crypto";
 
-export const newApiKey = (): string => `pda_${randomBytes(24).toString("base64url")}`;
+const TEST_PREFIX = "pda_test_";
+
+/** A live key; never one that reads as a test key. */
+export function newApiKey(): string {
+  for (;;) {
+    const key = `pda_${randomBytes(24).toString("base64url")}`;
+    if (!isTestKey(key)) return key;
+  }
+}
+
+/** A test-mode key (docs/test-mode.md): its prefix says so, and it is all that decides a call's mode. */
+export const newTestKey = (): string => `${TEST_PREFIX}${randomBytes(24).toString("base64url")}`;
+
+export const isTestKey = (key: string | undefined): boolean => key?.startsWith(TEST_PREFIX) ?? false;
 
 export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 

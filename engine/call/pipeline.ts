@@ -18,21 +18,23 @@ import type { Endpoint } from "../endpoints/model.ts";
 import { upstreamRequest, type PluginContext } from "../endpoints/plugin.ts";
 import type { CallAnswer, CallRequest } from "../access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
+import { isTestKey } from "../access/keys.ts";
+import { runTestCall } from "../testmode/call.ts";
 
 /** A call as it arrives: the endpoint by name and the raw query; the rest as the access layer sees it. */
 export interface CallInput extends Omit<CallRequest, "endpoint" | "params" | "answered"> {
   group: string;
   operation: string;
+  /** Test keys only: the Test-Example header (HTTP) or _meta.testExample (MCP), which example answers (docs/test-mode.md). */
+  testExample?: unknown;
 }
 
 export type CallResult = CallAnswer;
 
 export async function runCall(engine: Engine, input: CallInput): Promise<CallResult> {
-  const endpoint = resolveEndpoint(engine, input.group, input.operation);
-  const { values: params, extra } = parseParams(endpoint.params, input.query, endpoint.freeForm);
-  checkParamSets(endpoint.paramSets, params);
-  await checkEarlyPreconditions(endpoint, params);
-  endpoint.plugin?.fn.validate?.(params);
+  // A test key's call is answered from the endpoint's examples (engine/testmode/call.ts, docs/test-mode.md).
+  if (isTestKey(input.apiKey)) return runTestCall(engine, input);
+  const { endpoint, params, extra } = await checkCall(engine, input);
   requireDatasets(engine, endpoint, params);
   const cache = cacheSlot(engine, endpoint, params, extra);
   const cached = cache && engine.results.get(cache.key);
@@ -61,7 +63,17 @@ export async function runCall(engine: Engine, input: CallInput): Promise<CallRes
   }
 }
 
-function resolveEndpoint(engine: Engine, group: string, operation: string): Endpoint {
+/** The endpoint and the call's parameters, checked: every 400 a call can get before any payment is asked for. */
+export async function checkCall(engine: Engine, input: Pick<CallInput, "group" | "operation" | "query">): Promise<{ endpoint: Endpoint; params: ParamValues; extra: Record<string, string> }> {
+  const endpoint = resolveEndpoint(engine, input.group, input.operation);
+  const { values: params, extra } = parseParams(endpoint.params, input.query, endpoint.freeForm);
+  checkParamSets(endpoint.paramSets, params);
+  await checkEarlyPreconditions(endpoint, params);
+  endpoint.plugin?.fn.validate?.(params);
+  return { endpoint, params, extra };
+}
+
+export function resolveEndpoint(engine: Engine, group: string, operation: string): Endpoint {
   const endpoint = engine.registry.find(group, operation);
   if (endpoint) return endpoint;
   const g = engine.registry.groups.get(group);

@@ -12,19 +12,12 @@ import type { EngineOptions } from "../engine.ts";
 import type { Endpoint, Example, Registry } from "../endpoints/model.ts";
 import { clock } from "../basics/clock.ts";
 import { parseIsoDay } from "../basics/dates.ts";
-import { credentialVars, type Source } from "../upstream/sources.ts";
+import type { Source } from "../upstream/sources.ts";
+import { fixtureContentType, fixtureFile, standInCredentials, standInToken } from "../testmode/fixtures.ts";
 import type { Access } from "../access/types.ts";
 
-/**
- * A recorded upstream answer: `<file>` in the group's own endpoints/<group>/fixtures/, or `<group>:<file>` in
- * another group's (the group whose upstream it is keeps it; others name it so).
- */
-export function fixtureFile(rootDir: string, ref: string, group?: string): string {
-  const named = /^([a-z0-9-]+):(.+)$/.exec(ref);
-  const owner = named ? named[1] : group;
-  if (!owner) throw new Error(`fixture "${ref}": say whose it is, as <group>:<file>`);
-  return path.join(rootDir, "endpoints", owner, "fixtures", named ? named[2] : ref);
-}
+// Shared with test mode (engine/testmode/), which serves the same recordings without nock.
+export { fixtureFile, standInCredentials, standInToken };
 
 /** Blocks real network access except to this machine, where the server under test listens. */
 export function isolateNetwork(): void {
@@ -45,17 +38,6 @@ export async function startReplayServer(opts: EngineOptions & { env?: NodeJS.Pro
   const env = { ...process.env, LOG_LEVEL: "silent", DATA_DIR: dataDir, DATASET_REFRESH: "off", ...opts.env };
   return startServer({ ...opts, env, port: 0, host: "127.0.0.1", config: { upstreamRetries: 1, upstreamTimeoutMs: 2_000, shutdownGraceMs: 500, ...opts.config } });
 }
-
-const FORMAT_TYPES: Record<string, string> = { csv: "application/csv", json: "application/json", xml: "application/xml", html: "text/html", txt: "text/plain" };
-
-/** The stand-in value of every credential variable the sources name: "test-<variable lower-cased>". */
-export function standInCredentials(sources: Iterable<Source>): Record<string, string> {
-  const vars = [...sources].flatMap((s) => [...credentialVars(s), ...Object.values(s.query_env ?? {}).map((q) => q.env)]);
-  return Object.fromEntries(vars.map((v) => [v, `test-${v.toLowerCase()}`]));
-}
-
-/** The access token the token service grants for an OAuth2 source's stand-in credentials in examples. */
-export const standInToken = (source: Source) => `test-${source.name}-token`;
 
 /**
  * An OAuth2 source's token request, as the engine must make it with the stand-in credentials, answering the
@@ -83,7 +65,7 @@ export function mockExample(rootDir: string, registry: Registry, group: string, 
     // A fixture names a source, or (for a caller's URL) the origin of the site it stands for.
     const source = f.source ? registry.sources.get(f.source) : undefined;
     if (!source && !f.origin) throw new Error(`fixture names unknown source ${f.source}`);
-    const type = f.content_type ?? FORMAT_TYPES[path.extname(f.file).slice(1)] ?? "application/octet-stream";
+    const type = fixtureContentType(f);
     const scope = nock(f.origin ?? f.base_url ?? source!.base_url);
     for (const [name, value] of Object.entries(f.headers ?? {})) scope.matchHeader(name, value);
     const interceptor = f.method === "POST" ? scope.post(f.path, f.body as nock.RequestBodyMatcher) : f.method === "HEAD" ? scope.head(f.path) : scope.get(f.path);

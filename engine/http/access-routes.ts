@@ -1,6 +1,7 @@
 // Routes of the access layer:
-//   GET /free (a page: get a key in the browser) and POST /free (JSON for programs; an HTML answer for the page's form)
-//   GET /account (with X-API-Key): allowance left per bucket today, credit, recent calls
+//   GET /free (a page: get a key in the browser) and POST /free (JSON for programs; an HTML answer for the page's form);
+//   POST /free?mode=test (or the form's mode=test) gives a test key (docs/test-mode.md)
+//   GET /account (with X-API-Key): its mode, allowance left per bucket today, credit, recent calls
 //   POST /credit/checkout (with X-API-Key): a Stripe Checkout URL; POST /credit/webhook: Stripe's signed events
 import express, { type Express, type Request, type Response } from "express";
 import { Problem, toProblem } from "../basics/problem.ts";
@@ -10,7 +11,8 @@ import { isAccessService, type AccessService } from "../access/index.ts";
 import { createCheckout, handleStripeWebhook } from "../access/stripe.ts";
 import { freePage, keyLimitDetail, keyPage, limitPage, type FreePageInfo } from "./free-page.ts";
 import { sampleCall } from "./landing-page.ts";
-import { utcDay } from "../access/keys.ts";
+import { isTestKey, utcDay } from "../access/keys.ts";
+import { mintTestKey, testAccount, TEST_KEY_NOTE } from "../testmode/keys.ts";
 
 export function mountAccessRoutes(app: Express, engine: Engine): void {
   const access = engine.access;
@@ -30,7 +32,8 @@ export function mountAccessRoutes(app: Express, engine: Engine): void {
   app.get("/free", (_req, res) => void res.type("html").send(freePage(info)));
 
   app.post("/free", express.urlencoded({ extended: false, limit: "4kb" }), handle(async (req, res) => {
-    const minted = await access.mintKey(req.ip ?? "unknown");
+    const test = req.query.mode === "test" || (req.body as { mode?: unknown } | undefined)?.mode === "test";
+    const minted = await (test ? mintTestKey(access, req.ip ?? "unknown") : access.mintKey(req.ip ?? "unknown"));
     const wantsHtml = req.accepts(["json", "html"]) === "html";
     if (!minted) {
       const limit = new Problem({
@@ -42,24 +45,28 @@ export function mountAccessRoutes(app: Express, engine: Engine): void {
       if (wantsHtml) return void res.status(429).set(limit.headers).type("html").send(limitPage(limit.detail));
       throw limit;
     }
-    if (wantsHtml) return void res.status(201).type("html").send(keyPage(info, minted.key));
+    if (wantsHtml) return void res.status(201).type("html").send(keyPage(info, minted.key, test));
     res.status(201).json({
       key: minted.key,
       key_id: minted.record.id,
+      mode: test ? "test" : "live",
       header: "X-API-Key",
-      note: "Shown once: this service keeps only a hash of it.",
+      note: test ? `Shown once: this service keeps only a hash of it. ${TEST_KEY_NOTE}` : "Shown once: this service keeps only a hash of it.",
       account: `${access.settings.baseUrl}/account`,
       example: `curl -H "X-API-Key: ${minted.key}" ${access.settings.baseUrl}/account`,
     });
   }));
 
   app.get("/account", handle(async (req, res) => {
-    const key = await access.keyFor(req.get("x-api-key") || undefined);
-    res.set("Cache-Control", "no-store").json(await access.account(key));
+    const apiKey = req.get("x-api-key") || undefined;
+    const key = await access.keyFor(apiKey);
+    res.set("Cache-Control", "no-store").json(isTestKey(apiKey) ? await testAccount(access, key) : { mode: "live", ...(await access.account(key)) });
   }));
 
   app.post("/credit/checkout", express.json({ limit: "4kb" }), handle(async (req, res) => {
-    const key = await access.keyFor(req.get("x-api-key") || undefined);
+    const apiKey = req.get("x-api-key") || undefined;
+    if (isTestKey(apiKey)) throw new Problem({ status: 400, code: "test_key", detail: "A test key's calls are free and hold no credit: buy credit for a live key (POST /free gives one)." });
+    const key = await access.keyFor(apiKey);
     const amount = Number((req.body as { amount_usd?: unknown } | undefined)?.amount_usd ?? req.query.amount_usd ?? 5);
     res.status(201).json(await createCheckout(access.settings, key, amount));
   }));

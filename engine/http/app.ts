@@ -57,6 +57,7 @@ export function createHttpApp(engine: Engine): Express {
         clientId: req.ip ?? "unknown",
         paymentSignature: req.get("payment-signature") || undefined,
         idempotencyKey: req.get("idempotency-key"),
+        testExample: req.get("test-example"),
         resourceUrl: `${engine.config.baseUrl}${req.originalUrl}`,
       });
       res.status(result.status).set(result.headers).type("application/json").end(JSON.stringify(result.body));

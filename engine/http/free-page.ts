@@ -36,8 +36,12 @@ export function freePage(info: FreePageInfo): string {
 <p>No signup. Send the key in the <code>X-API-Key</code> header: calls are free up to a daily allowance (UTC days);
 ${esc(afterAllowance(info))}.</p>
 <form id="get" method="post" action="/free"><button type="submit" id="get-key">Get a key</button></form>
+<p>Building an agent? A <strong>test key</strong> answers every endpoint from its own examples (recorded upstream
+answers, marked <code>meta.test_mode</code>): free, offline and the same every time; switch to a live key by changing
+only the key.</p>
+<form id="get-test" method="post" action="/free?mode=test"><button type="submit" id="get-test-key">Get a test key</button></form>
 <section id="result" hidden>
-<p>Your key (shown once, this service keeps only a hash of it):</p>
+<p>Your <span id="mode">key</span> (shown once, this service keeps only a hash of it):</p>
 <p><code id="key"></code></p>
 <p>Try it, then see what is left of today's allowance:</p>
 <pre id="example"></pre>
@@ -45,22 +49,26 @@ ${esc(afterAllowance(info))}.</p>
 <p id="error" role="alert"></p>
 <script>
 const EXAMPLES = ${JSON.stringify(examples(info, "KEY"))};
-document.getElementById("get").addEventListener("submit", async (ev) => {
+for (const form of document.querySelectorAll("#get, #get-test")) form.addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const res = await fetch("/free", { method: "POST", headers: { accept: "application/json" } });
+  const res = await fetch(form.getAttribute("action"), { method: "POST", headers: { accept: "application/json" } });
   const body = await res.json();
   if (!res.ok) { document.getElementById("error").textContent = body.detail; return; }
   document.getElementById("key").textContent = body.key;
+  document.getElementById("mode").textContent = body.mode === "test" ? "test key" : "key";
   document.getElementById("example").textContent = EXAMPLES.replaceAll("KEY", body.key);
   document.getElementById("result").hidden = false;
   document.getElementById("get").hidden = true;
+  document.getElementById("get-test").hidden = true;
 });
 </script>
-<p>Programs: <code>curl -X POST ${esc(info.baseUrl)}/free</code> answers the same as JSON.</p>`, { maxWidth: "42rem", style: STYLE });
+<p>Programs: <code>curl -X POST ${esc(info.baseUrl)}/free</code> (a test key: <code>/free?mode=test</code>) answers the same as JSON.</p>`, { maxWidth: "42rem", style: STYLE });
 }
 
-export function keyPage(info: FreePageInfo, key: string): string {
-  return page("Your free API key", `<h1>Your free API key</h1><p>Shown once; this service keeps only a hash of it.</p>
+export function keyPage(info: FreePageInfo, key: string, test = false): string {
+  const what = test ? "test key" : "free API key";
+  const testNote = test ? "<p>Every call with it is answered from the endpoint's own examples, free and offline (<code>meta.test_mode</code>).</p>" : "";
+  return page(`Your ${what}`, `<h1>Your ${what}</h1><p>Shown once; this service keeps only a hash of it.</p>${testNote}
 <p><code id="key">${esc(key)}</code></p>
 <p>Try it, then see what is left of today's allowance:</p>
 <pre id="example">${esc(examples(info, key))}</pre>`, { maxWidth: "42rem", style: STYLE });

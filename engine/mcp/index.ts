@@ -9,7 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@model
 import { allowedHosts, hostCheck } from "./host-check.ts";
 import { batchRefusal, requestId, screen } from "./messages.ts";
 import { createToolbox, type Toolbox } from "./tools.ts";
-import { IDEMPOTENCY_KEY_META, PAYMENT_META } from "./results.ts";
+import { IDEMPOTENCY_KEY_META, TEST_EXAMPLE_META, PAYMENT_META } from "./results.ts";
 import { SERVICE } from "../basics/service.ts";
 import type { Engine } from "../engine.ts";
 
@@ -110,6 +110,7 @@ function buildServer(toolbox: Toolbox, groups: string[], clientId: string): Serv
       apiKey: (Array.isArray(apiKey) ? apiKey[0] : apiKey) || undefined,
       payment: request.params._meta?.[PAYMENT_META],
       idempotencyKey: request.params._meta?.[IDEMPOTENCY_KEY_META],
+      testExample: request.params._meta?.[TEST_EXAMPLE_META],
     });
   });
   return server;

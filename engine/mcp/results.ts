@@ -10,6 +10,8 @@ export const PAYMENT_RESPONSE_META = "x402/payment-response";
 // Pay once (docs/idempotency.md). MCP _meta names: an optional reverse-DNS prefix and a name; none of these is
 // MCP's or x402's to define, so they go without a prefix (MCP 2025-11-25, basic/index "_meta").
 export const IDEMPOTENCY_KEY_META = "idempotencyKey";
+/** With a test key: which of the endpoint's examples answers (its number, from 1), as the Test-Example header over HTTP. */
+export const TEST_EXAMPLE_META = "testExample";
 export const REPLAYED_META = "idempotentReplayed";
 
 export function jsonResult(value: Record<string, unknown>, extra: Partial<CallToolResult> = {}): CallToolResult {

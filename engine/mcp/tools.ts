@@ -19,6 +19,8 @@ export interface Caller {
   payment?: unknown;
   /** _meta.idempotencyKey, as sent. */
   idempotencyKey?: unknown;
+  /** _meta.testExample (test keys: which example answers). */
+  testExample?: unknown;
 }
 
 export interface Toolbox {
@@ -108,6 +110,7 @@ export function createToolbox(engine: Engine): Toolbox {
         clientId: caller.clientId,
         paymentPayload: caller.payment,
         idempotencyKey: caller.idempotencyKey,
+        testExample: caller.testExample,
         resourceUrl: instance,
       });
       return successResult(result);

@@ -3,6 +3,7 @@
 // only to the source's own host, over https unless the base itself is plain http (a loopback override).
 // Dataset downloads follow redirects by the same rule (checkRedirect).
 import got from "got";
+import { NOT_RECORDED, replaying } from "../testmode/recordings.ts";
 
 /** Sent to every upstream that does not need another; UPSTREAM_USER_AGENT replaces it (name a contact there). */
 export const USER_AGENT = "public-data-api/1.1 (+https://github.com/public-data-api; pay-per-call public data for AI agents)";
@@ -69,6 +70,13 @@ export function checkRedirect(next: URL, base: URL): void {
 }
 
 function readOnce(url: URL, opts: ExchangeOptions & { method: "GET" | "POST" }): Promise<Exchange> {
+  // A test-mode call is answered from its example's recordings: nothing goes out.
+  const recordings = replaying();
+  if (recordings) {
+    const recorded = recordings.take(url, opts.method);
+    if (!recorded) return Promise.reject(new ExchangeError("network", NOT_RECORDED));
+    return Promise.resolve({ status: recorded.status, headers: recorded.headers, body: recorded.body.toString("utf8"), url });
+  }
   return new Promise((resolve, reject) => {
     const stream = got.stream(url, {
       method: opts.method,

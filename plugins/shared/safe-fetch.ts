@@ -18,6 +18,7 @@ import robotsParserModule from "robots-parser";
 import { LRUCache } from "lru-cache";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { USER_AGENT } from "../../engine/upstream/exchange.ts";
+import { NOT_RECORDED, replaying } from "../../engine/testmode/recordings.ts";
 import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/upstream/url-gate.ts";
 
 export { checkUrl, isAllowedAddress, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../../engine/upstream/url-gate.ts";
@@ -140,6 +141,13 @@ function exchange(url: URL, opts: ExchangeOpts): Promise<{ status: number; heade
   const left = opts.deadline - Date.now();
   if (left <= 0) return Promise.reject(new SafeFetchError("timeout", url.href, "did not answer in time"));
   const started = Date.now();
+  // A test-mode call is answered from its example's recordings: nothing goes out.
+  const recordings = replaying();
+  if (recordings) {
+    const recorded = recordings.take(url, opts.method ?? "GET");
+    if (!recorded) return Promise.reject(new SafeFetchError("network", url.href, NOT_RECORDED));
+    return Promise.resolve({ ...recorded, ms: 0 });
+  }
   return new Promise((resolve, reject) => {
     const stream = got.stream(url, {
       method: opts.method ?? "GET",
@@ -198,7 +206,8 @@ function exchange(url: URL, opts: ExchangeOpts): Promise<{ status: number; heade
 
 // robots.txt per origin: the parsed rules (or null = everything allowed, "all" = everything disallowed).
 type Robots = RobotsRules | null | "all";
-const robotsCache = new LRUCache<string, { robots: Robots; file: RobotsFile }>({ max: 2_000, ttl: ROBOTS_TTL_MS });
+type RobotsEntry = { robots: Robots; file: RobotsFile };
+const robotsCache = new LRUCache<string, RobotsEntry>({ max: 2_000, ttl: ROBOTS_TTL_MS });
 
 /** Tests only: forget cached robots.txt files. */
 export function clearRobotsCache(): void {
@@ -229,13 +238,15 @@ export async function cachedRobots(origin: string, opts: SafeFetchOptions = {}):
   return (await robotsEntry(origin, opts)).file;
 }
 
-async function robotsEntry(origin: string, opts: SafeFetchOptions): Promise<{ robots: Robots; file: RobotsFile }> {
-  let entry = robotsCache.get(origin);
+async function robotsEntry(origin: string, opts: SafeFetchOptions): Promise<RobotsEntry> {
+  // A test-mode call's robots.txt is its example's recording: kept for that call only, never served to a live one.
+  const cache = replaying()?.memo ?? robotsCache;
+  let entry = cache.get(origin) as RobotsEntry | undefined;
   if (!entry) {
     const file = await fetchRobots(origin, opts);
     const robots: Robots = file.status === null || file.status >= 500 ? "all" : file.text === null ? null : robotsParser(file.url, file.text);
     entry = { robots, file };
-    robotsCache.set(origin, entry);
+    cache.set(origin, entry);
   }
   return entry;
 }

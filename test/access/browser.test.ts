@@ -1,5 +1,5 @@
 // The pages a person opens, in a real browser (Debian's chromium driven by playwright-core): a person gets a key on
-// /free and uses it; / and /free fit a 390 px phone screen and a 1280 px desktop without sideways scrolling.
+// /free and uses it (a test key too); / and /free fit a 390 px phone screen and a 1280 px desktop without sideways scrolling.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import nock from "nock";
@@ -68,6 +68,26 @@ describe("the /free page in headless Chromium", function () {
     const key = (await page.textContent("#key"))!.trim();
     const res = await fetch(`${server.url}/account`, { headers: { "X-API-Key": key } });
     assert.equal(res.status, 200);
+    await context.close();
+  });
+
+  it("gets a test key with the other button, with and without JavaScript, and it answers in test mode", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/free`);
+    await page.click("#get-test-key");
+    await page.waitForSelector("#result:not([hidden])");
+    assert.equal((await page.textContent("#mode"))!.trim(), "test key");
+    const key = (await page.textContent("#key"))!.trim();
+    assert.match(key, /^pda_test_/);
+    const call = await page.evaluate(async (k) => (await fetch("/v1/bank-of-england/bank-rate?from=2025-08-01", { headers: { "X-API-Key": k } })).json() as any, key);
+    assert.equal(call.meta.test_mode, true);
+    await page.close();
+
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const plain = await context.newPage();
+    await plain.goto(`${server.url}/free`);
+    await Promise.all([plain.waitForURL(`${server.url}/free?mode=test`), plain.click("#get-test-key")]);
+    assert.match((await plain.textContent("#key"))!.trim(), /^pda_test_/);
     await context.close();
   });
 
