@@ -14,9 +14,9 @@ function intro(registry: Registry, baseUrl: string): string {
   const sample = [...registry.endpoints.values()].find((e) => e.key === "bank-of-england/bank-rate") ?? registry.endpoints.values().next().value!;
   return `# ${SERVICE.title}
 
-> ${SERVICE.description}. ${registry.endpoints.size} endpoints in ${registry.groups.size} groups. Every operation is
-> \`GET ${baseUrl}/v1/<group>/<operation>\` and also an MCP tool; each call has a fixed price in US dollars, and a
-> free key gives a daily allowance.
+> ${SERVICE.description}.
+> ${registry.endpoints.size} endpoints in ${registry.groups.size} groups. Every operation is \`GET ${baseUrl}/v1/<group>/<operation>\`
+> and also an MCP tool; each call has a fixed price in US dollars, and a free key gives a daily allowance.
 
 ## How to call
 
