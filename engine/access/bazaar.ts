@@ -47,6 +47,16 @@ function exampleAnswer(e: Endpoint): Record<string, unknown> {
   return { data: exampleData(e) ?? null, meta: { endpoint: e.key, sources: [], price_usd: e.price, paid_by: "x402" } };
 }
 
+/**
+ * A date parameter's `format: date` as the pattern it implies: facilitators validate the schema with Ajv without its
+ * formats, which warns about every unknown format it meets.
+ */
+function withoutDateFormat(p: Record<string, unknown>): Record<string, unknown> {
+  if (p.format !== "date") return p;
+  const { format: _f, ...rest } = p;
+  return { pattern: "^\\d{4}-\\d{2}-\\d{2}$", ...rest };
+}
+
 function build(e: Endpoint, channel: Channel): Record<string, unknown> {
   const output = { example: exampleAnswer(e), ...(e.output ? { schema: answerSchema(e) } : {}) };
   const call = exampleCall(e);
@@ -55,7 +65,8 @@ function build(e: Endpoint, channel: Channel): Record<string, unknown> {
     return declareDiscoveryExtension({ toolName: e.toolName, description: serviceMetadata(e).description, transport: "streamable-http", inputSchema: tool, example: call, output })[BAZAAR.key] as never;
   }
   const { properties, required } = inputSchema(e.params, e.freeForm);
-  const declared = declareDiscoveryExtension({ input: call, inputSchema: { properties, ...(required ? { required } : {}) }, output })[BAZAAR.key];
+  const query = Object.fromEntries(Object.entries(properties as Record<string, Record<string, unknown>>).map(([name, p]) => [name, withoutDateFormat(p)]));
+  const declared = declareDiscoveryExtension({ input: call, inputSchema: { properties: query, ...(required ? { required } : {}) }, output })[BAZAAR.key];
   // The package's own server extension adds the method (GET) to info and schema, as its HTTP middleware does.
   return bazaarResourceServerExtension.enrichDeclaration!(declared, { method: "GET", adapter: { getPath: () => e.path }, routePattern: e.path }) as never;
 }
