@@ -14,6 +14,7 @@ import type { Logger } from "../basics/log.ts";
 import type { NetworkSettings, X402Settings } from "./settings.ts";
 import { SettlementCheck, authorizationOf } from "./settlement-check.ts";
 import { FacilitatorWatch, facilitatorClient } from "./facilitator.ts";
+import { BAZAAR, bazaarExtension, serviceMetadata } from "./bazaar.ts";
 
 export { encodePaymentRequiredHeader, encodePaymentResponseHeader };
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };
@@ -157,10 +158,16 @@ export class Payments {
     return built;
   }
 
+  /** What a call of this endpoint is offered now, for the discovery documents; none when no network is offered. */
+  offersFor(endpoint: Endpoint): PaymentRequirements[] {
+    return this.offering ? structuredClone(this.accepts(endpoint)) : [];
+  }
+
   /** The x402 PaymentRequired of a call; undefined when the service takes no x402 payments. */
   paymentRequired(endpoint: Endpoint, resourceUrl: string, error = "Payment required"): PaymentRequired | undefined {
     if (!this.offering) return undefined;
-    return { x402Version: 2, error, resource: { url: resourceUrl, description: endpoint.summary, mimeType: "application/json" }, accepts: structuredClone(this.accepts(endpoint)), extensions: extensions() };
+    const resource = { url: resourceUrl, mimeType: "application/json", ...serviceMetadata(endpoint) };
+    return { x402Version: 2, error, resource, accepts: structuredClone(this.accepts(endpoint)), extensions: extensions(endpoint, resourceUrl) };
   }
 
   /** A PAYMENT-SIGNATURE header (HTTP) or _meta["x402/payment"] object (MCP) as a PaymentPayload; undefined if unreadable. */
@@ -264,10 +271,14 @@ export class Payments {
 
 /**
  * The extensions a 402 declares, built afresh for each (x402 clients add their answers to them in place):
- * payment-identifier, optional (docs/idempotency.md).
+ * payment-identifier, optional (docs/idempotency.md), and the Bazaar discovery metadata of the endpoint, for an
+ * HTTP call or, when the resource is an MCP tool (mcp://tool/<name>), for the tool.
  */
-function extensions(): Record<string, unknown> {
-  return { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
+function extensions(endpoint: Endpoint, resourceUrl: string): Record<string, unknown> {
+  return {
+    [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+    [BAZAAR.key]: bazaarExtension(endpoint, resourceUrl.startsWith("mcp://") ? "mcp" : "http"),
+  };
 }
 
 /**

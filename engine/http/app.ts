@@ -4,11 +4,13 @@ import compression from "compression";
 import { runCall } from "../call/pipeline.ts";
 import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { offersOf } from "./discovery/offers.ts";
 import { renderDocsPage } from "./landing-page.ts";
 import { renderGroupPage } from "./group-page.ts";
 import { fixedBody } from "./fixed-body.ts";
 import { FAVICON_SVG } from "./html-page.ts";
 import { mountAccessRoutes } from "./access-routes.ts";
+import { mountDiscovery } from "./discovery/routes.ts";
 import { sendProblem } from "./send-problem.ts";
 import { mountMcp } from "../mcp/index.ts";
 import { credentialState, missingCredentials } from "../upstream/sources.ts";
@@ -64,7 +66,7 @@ export function createHttpApp(engine: Engine): Express {
     }
   });
 
-  const openapi = fixedBody("application/json", JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl)));
+  const openapi = fixedBody("application/json", JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl, offersOf(engine))));
   const docs = fixedBody("html", renderDocsPage(engine.registry, engine.config.baseUrl));
   const groupPages = new Map<string, ReturnType<typeof fixedBody>>();
   app.get("/health", (_req, res) => {
@@ -100,6 +102,7 @@ export function createHttpApp(engine: Engine): Express {
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);
+  mountDiscovery(app, engine);
   mountMcp(app, engine);
 
   app.use((req: Request, res: Response) => {

@@ -12,7 +12,10 @@ import type { Registry, Endpoint, Group } from "../endpoints/model.ts";
  */
 export function forAgentsLinks(baseUrl: string): { href?: string; text: string; note: string }[] {
   return [
-    { href: "/openapi.json", text: "/openapi.json", note: "every endpoint as OpenAPI 3.1" },
+    { href: "/llms.txt", text: "/llms.txt", note: "what the service is, how to call and pay, every group (llms-full.txt: every endpoint)" },
+    { href: "/openapi.json", text: "/openapi.json", note: "every endpoint as OpenAPI 3.1, with its price (x-payment-info) and example parameters" },
+    { href: "/.well-known/x402", text: "/.well-known/x402", note: "every paid resource as an x402 discovery list" },
+    { href: "/.well-known/mcp/server-card.json", text: "/.well-known/mcp/server-card.json", note: "the MCP server card" },
     { text: `${baseUrl}/mcp`, note: "the MCP server (Streamable HTTP, POST): search_apis, call_api and, with ?groups=, the groups' endpoints as tools" },
   ];
 }

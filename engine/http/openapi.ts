@@ -1,6 +1,11 @@
 // The OpenAPI 3.1 document, generated from the endpoint files.
 import { paramDescription, paramSchema } from "../endpoints/param-schema.ts";
+import { paramExamples } from "../endpoints/param-examples.ts";
 import type { Registry, Endpoint } from "../endpoints/model.ts";
+import type { PaymentRequirements } from "../access/x402.ts";
+
+/** The x402 requirements a call of an endpoint is offered (none when the service takes no x402 payments). */
+export type Offers = (e: Endpoint) => PaymentRequirements[];
 
 const VERSION = "1.1.0";
 
@@ -10,7 +15,33 @@ function openApiSchema(schema: Record<string, unknown>): Record<string, unknown>
   return rest;
 }
 
-function operation(e: Endpoint): Record<string, unknown> {
+/**
+ * How a call is paid, in the `x-payment-info` shape other x402 and MPP services put on their operations (price as
+ * {mode, currency, amount}, protocols), with the scheme, networks and assets of x402 and the free allowance.
+ */
+function paymentInfo(e: Endpoint, offers: PaymentRequirements[]): Record<string, unknown> {
+  const free_allowance = e.buckets.map((b) => ({ bucket: b.id, per_day_without_key: b.anonymous, per_day_with_key: b.key }));
+  if (e.freeOnly) return { price: { mode: "fixed", currency: "USD", amount: "0" }, free_allowance_only: true, protocols: [], free_allowance };
+  const networks = [...new Set(offers.map((o) => o.network))];
+  const x402 = offers.length ? { scheme: offers[0].scheme, networks, assets: [...new Set(offers.map((o) => o.asset))], amount: offers[0].amount } : undefined;
+  return {
+    price: { mode: "fixed", currency: "USD", amount: String(e.price) },
+    ...(x402 ? { scheme: x402.scheme, networks } : {}),
+    protocols: [...(x402 ? [{ x402: { x402Version: 2, ...x402 } }] : []), { free_key: { header: "X-API-Key", get: "/free" } }, { card_credit: { checkout: "/credit/checkout" } }],
+    free_allowance,
+  };
+}
+
+function parameters(e: Endpoint): Record<string, unknown>[] {
+  const examples = paramExamples(e);
+  return Object.entries(e.params).map(([name, spec]) => ({
+    name, in: "query", required: spec.required === true, description: paramDescription(spec), schema: paramSchema(spec, name),
+    ...(name in examples ? { example: examples[name] } : {}),
+    ...(spec.type === "array" ? { style: "form", explode: false } : {}),
+  }));
+}
+
+function operation(e: Endpoint, offers: PaymentRequirements[]): Record<string, unknown> {
   const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
   return {
     operationId: e.operationId,
@@ -21,10 +52,10 @@ function operation(e: Endpoint): Record<string, unknown> {
     ...(e.freeOnly ? { "x-free-allowance-only": true } : {}),
     "x-mcp-tool": e.toolName,
     "x-free-allowance": e.buckets.map((b) => ({ bucket: b.id, per_day_without_key: b.anonymous, per_day_with_key: b.key })),
-    parameters: Object.entries(e.params).map(([name, spec]) => ({
-      name, in: "query", required: spec.required === true, description: paramDescription(spec), schema: paramSchema(spec, name),
-      ...(spec.type === "array" ? { style: "form", explode: false } : {}),
-    })),
+    "x-payment-info": paymentInfo(e, offers),
+    // OpenAPI cannot say "give one of these sets": a call needs exactly one (one_of) or at least one (any_of).
+    ...(e.paramSets ? { "x-param-sets": e.paramSets } : {}),
+    parameters: parameters(e),
     responses: {
       "200": {
         description: "The data, with where it came from",
@@ -52,9 +83,9 @@ function operation(e: Endpoint): Record<string, unknown> {
   };
 }
 
-export function buildOpenApi(registry: Registry, baseUrl: string): Record<string, unknown> {
+export function buildOpenApi(registry: Registry, baseUrl: string, offers: Offers = () => []): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const e of registry.endpoints.values()) paths[e.path] = { get: operation(e) };
+  for (const e of registry.endpoints.values()) paths[e.path] = { get: operation(e, e.freeOnly ? [] : offers(e)) };
   return {
     openapi: "3.1.0",
     info: {

@@ -10,9 +10,10 @@ import { allowedHosts, hostCheck } from "./host-check.ts";
 import { batchRefusal, requestId, screen } from "./messages.ts";
 import { createToolbox, type Toolbox } from "./tools.ts";
 import { IDEMPOTENCY_KEY_META, TEST_EXAMPLE_META, PAYMENT_META } from "./results.ts";
+import { SERVICE } from "../basics/service.ts";
 import type { Engine } from "../engine.ts";
 
-const SERVER_INFO = { name: "public-data-api", title: "Public-data API for AI agents", version: "1.1.0" };
+const SERVER_INFO = { name: SERVICE.id, title: SERVICE.title, version: SERVICE.version };
 const INSTRUCTIONS =
   "Public data from official sources as clean JSON, each answer saying where it came from. " +
   "Find an endpoint with search_apis (describe what you need), then run it with call_api. Calls are free up to a " +
