@@ -95,7 +95,7 @@ describe("discovery from the origin", function () {
     assert.equal(status, 200);
     assert.match(type!, /^text\/plain/);
     assert.match(body, /^# Public-data API for AI agents\n\n> /);
-    for (const needed of [`GET ${BASE_URL}/v1/`, `${BASE_URL}/mcp`, "search_apis", "call_api", `POST ${BASE_URL}/free`, "X-API-Key", "PAYMENT-SIGNATURE", "credit/checkout", "## Three ways to pay"]) {
+    for (const needed of [`GET ${BASE_URL}/v1/`, `${BASE_URL}/mcp`, "search_apis", "call_api", `POST ${BASE_URL}/free`, "X-API-Key", "PAYMENT-SIGNATURE", "credit/checkout", "## Three ways to pay", `POST ${BASE_URL}/free?mode=test`, "pda_test_", "meta.test_mode"]) {
       assert.ok(body.includes(needed), `llms.txt mentions ${needed}`);
     }
     const groupLines = body.split("\n").filter((l) => l.startsWith("- [") && l.includes("/groups/"));

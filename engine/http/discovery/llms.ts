@@ -47,6 +47,15 @@ A call is paid, in this order, by:
 3. Prepaid card credit on the key: \`POST ${baseUrl}/credit/checkout\` with the key answers a Stripe Checkout URL.
 
 A retry with the same \`Idempotency-Key\` header (or x402 payment identifier) gets the first answer and is charged once.
+
+## Test mode (free, offline, deterministic)
+
+\`POST ${baseUrl}/free?mode=test\` gives a \`pda_test_…\` key. Every call with it is answered from the endpoint's own
+examples (recorded upstream answers) through the real engine, with \`meta.test_mode: true\` and
+\`meta.test_mode_example\` (the example's title): parameters that are an example's get that example's answer, other
+valid parameters the first example's (with \`meta.test_mode_note\`), invalid ones the same 400 as live.
+\`Test-Example: <n>\` (MCP \`_meta.testExample\`) picks the n-th example. Nothing is charged and no upstream is called;
+an x402 payment gets a test settlement. Go live by changing only the key.
 `;
 }
 
