@@ -94,9 +94,10 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   // The answers a plugin fetched itself (a caller's page through the safe fetcher), also in `recorded`.
   const pages: Provenance[] = [];
   const missing: MissingPart[] = [];
+  const cut: MissingPart[] = [];
   let data: unknown;
   try {
-    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing }, clientId);
+    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing, cut }, clientId);
     data = await shape(endpoint, body, params, fetched.length + pages.length > 0);
     if (endpoint.paging) data = await withPaging(endpoint.paging, data, body, params);
   } catch (e) {
@@ -105,10 +106,12 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
     throw blame(engine, endpoint, pages.at(-1) ?? fetched.at(-1), e);
   }
   const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
-  // An answer with a part missing is not kept: the next call asks the upstream again.
-  if (missing.length) return { data, sources, warnings: missing };
-  if (cache) engine.results.set(cache.key, { data, sources }, cache.ttl);
-  return { data, sources };
+  // An answer with a part missing is not kept: the next call asks the upstream again. One cut short (for_each max,
+  // paginate max_pages) would be cut the same way again: it is kept, with its warnings.
+  const warnings = [...missing, ...cut];
+  const answer = warnings.length ? { data, sources, warnings } : { data, sources };
+  if (cache && !missing.length) engine.results.set(cache.key, answer, cache.ttl);
+  return answer;
 }
 
 /**
@@ -133,8 +136,8 @@ function blame(engine: Engine, endpoint: Endpoint, last: Provenance | undefined,
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
 async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>,
-  { fetched, recorded, pages, missing }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[] }, clientId: string): Promise<unknown> {
-  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched, missing);
+  { fetched, recorded, pages, missing, cut }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[]; cut: MissingPart[] }, clientId: string): Promise<unknown> {
+  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, { fetched, missing, cut });
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
