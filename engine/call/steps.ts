@@ -24,11 +24,16 @@ export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamV
   for (const step of endpoint.steps ?? []) if (step.precondition?.early) await checkPrecondition(step, scope);
 }
 
-async function checkPrecondition(step: Step, scope: Scope): Promise<void> {
-  if (await step.precondition!.test.evaluate(scope, scope)) return;
-  const { status } = step.precondition!;
-  const blamed = [step.precondition!.param ?? []].flat();
-  throw new Problem({ status, param: blamed[0], extra: blamed.length > 1 ? { params: blamed } : undefined, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await step.precondition!.detail.render(scope) });
+function checkPrecondition(step: Step, scope: Scope): Promise<void> {
+  return checkRule(step.precondition!, scope, scope);
+}
+
+/** A precondition (over the scope) or a check (over the step's body): when its test is false, the call answers its status. */
+async function checkRule(rule: NonNullable<Step["precondition"] | Step["check"]>, input: unknown, scope: Scope): Promise<void> {
+  if (await rule.test.evaluate(input, scope)) return;
+  const { status } = rule;
+  const blamed = [rule.param ?? []].flat();
+  throw new Problem({ status, param: blamed[0], extra: blamed.length > 1 ? { params: blamed } : undefined, code: status === 404 ? "not_found" : status === 400 ? "invalid_parameter" : "upstream_bad_response", detail: await rule.detail.render(scope) });
 }
 
 /** A part of the answer that could not be read (an optional step's upstream failed): it is null in the answer. */
@@ -58,6 +63,7 @@ export async function runSteps(upstream: UpstreamClient, endpoint: Endpoint, par
       body = null;
     }
     if (step.as) scope.steps[step.as] = body;
+    if (step.check && body !== null) await checkRule(step.check, body, scope);
   }
   return steps.length > 1 ? scope.steps : body;
 }

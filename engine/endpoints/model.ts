@@ -41,6 +41,8 @@ export interface Step {
   statuses: Record<string, StatusRule>;
   reject: { match: RegExp; status: number; detail: Template; param?: string }[];
   precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string | string[]; early: boolean };
+  /** Checked on the step's body once it is in: when false, the call answers status with detail. */
+  check?: { test: jsonata.Expression; status: number; detail: Template; param?: string };
   /** An auxiliary look-up (a code list, a "last updated" stamp): when the upstream fails it is null, with a meta warning. */
   optional: boolean;
   /** JSONata over $params, $vars and $steps: when false the step is not requested and is null. */

@@ -86,6 +86,7 @@ function compileStep(raw: Record<string, unknown>): Step {
   const statuses = (raw.statuses ?? {}) as Record<string, StatusRule>;
   const reject = (raw.reject ?? []) as { match: string; status: number; detail: string; param?: string }[];
   const pre = raw.precondition as { test: string; status: number; detail: string; param?: string | string[] } | undefined;
+  const check = raw.check as { test: string; status: number; detail: string; param?: string } | undefined;
   const expect = raw.expect as { match?: string; empty?: boolean; test?: string } | undefined;
   return {
     as: raw.as as string | undefined,
@@ -105,6 +106,7 @@ function compileStep(raw: Record<string, unknown>): Step {
     reject: reject.map((r) => ({ match: new RegExp(r.match), status: r.status, detail: new Template(r.detail), param: r.param })),
     // A precondition that looks at the parameters only is checked before any payment is asked for.
     precondition: pre ? { test: expression(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param, early: !/\$steps\b/.test(pre.test) && !/\$steps\b/.test(pre.detail) } : undefined,
+    check: check ? { test: expression(check.test), status: check.status, detail: new Template(check.detail), param: check.param } : undefined,
     optional: raw.optional === true,
     when: raw.when ? expression(raw.when as string) : undefined,
     forEach: compileForEach(raw.for_each as RawForEach | undefined),
@@ -235,6 +237,7 @@ function fileChecks(raw: Record<string, unknown>): { keyPath: string[]; message:
       ...Object.entries((step.statuses ?? {}) as Record<string, { detail?: string }>).map(([code, r]): [string, string, string | undefined] => ["statuses", `${at}.statuses.${code}.detail`, r.detail]),
       ...((step.reject ?? []) as { detail?: string }[]).map((r, j): [string, string, string | undefined] => ["reject", `${at}.reject[${j}].detail`, r.detail]),
       ["precondition", `${at}.precondition.detail`, (step.precondition as { detail?: string } | undefined)?.detail],
+      ["check", `${at}.check.detail`, (step.check as { detail?: string } | undefined)?.detail],
     ];
     for (const [key, where, text] of details) {
       for (const message of checkPlaceholders(text, where, params, vars)) out.push({ keyPath: keyPath(key), message });
