@@ -1,6 +1,7 @@
 // Steps that loop and page, declared in an endpoint file: `for_each` asks once per item of a list (at most `max`,
 // refused or cut, at most `concurrency` at a time), `paginate` follows the upstream's next link (which must stay on
-// the source) or counts a page number or an offset, up to `max_pages`; and a step's headers are templates.
+// the source) or counts a page number or an offset, up to `max_pages`; `check` tests a step's body once it is in;
+// and a step's headers are templates.
 // The demo endpoints ask the ons source (https://api.beta.ons.gov.uk/v1: a base URL with a path).
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -57,6 +58,15 @@ transform: "{ 'ids': each.id }"`),
     for_each: { items: "$steps.list.ids", max: 3 }
     expect: { test: "$exists(id)" }
 transform: "{ 'ids': each.id }"`),
+  checked: endpoint("checked", `params:
+  ids: { type: string, required: true, description: Comma-separated ids. }
+upstream:
+  source: ons
+  path: "/known/{= $item }"
+  for_each: { items: "$split($params.ids, ',')", max: 3, param: ids }
+  expect: { test: "$type(known) = 'boolean'" }
+  check: { test: "$count($[known]) > 0", status: 404, param: ids, detail: "None of {ids} is known." }
+transform: "{ 'known': $[known].id }"`),
   linked: endpoint("linked", `upstream:
   source: ons
   path: /pages
@@ -169,6 +179,18 @@ describe("engine: steps that loop and page", function () {
       assert.equal(res.status, 502);
       assert.equal(res.body.code, "upstream_bad_response");
       assert.match(res.body.detail, /listed 4 each to look up, more than the 3/);
+    });
+
+    it("checks the list of bodies once it is in (check): a 404 when none is known", async () => {
+      for (const id of ["a", "b"]) nock(ONS).get(`/v1/known/${id}`).reply(200, { id, known: false }, json);
+      const res = await get("checked?ids=a,b");
+      assert.equal(res.status, 404);
+      assert.equal(res.body.param, "ids");
+      assert.equal(res.body.detail, "None of a,b is known.");
+      for (const id of ["a", "b"]) nock(ONS).get(`/v1/known/${id}`).reply(200, { id, known: id === "b" }, json);
+      const found = await get("checked?ids=a,b");
+      assert.equal(found.status, 200);
+      assert.deepEqual(found.body.data, { known: "b" });
     });
 
     it("answers an empty list for no items, asking nothing", async () => {
