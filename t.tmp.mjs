@@ -1,6 +1,4 @@
 import jsonata from "jsonata";
-for (const v of [[[{a:1},{a:2}]], [[{a:1}],[{a:2},{a:3}]], [[]]]) {
-  console.log(JSON.stringify(await jsonata("[$reduce($, $append, [])]").evaluate(v)), JSON.stringify(await jsonata("[$.$]").evaluate(v)));
-}
-console.log(JSON.stringify(await jsonata("($last := $number($substring(to, 0, 4)); [$max([$number($substring(from, 0, 4)), $last - 4])..$last])").evaluate({from:"2019-01-01", to:"2026-02-01"})));
-console.log(JSON.stringify(await jsonata("($last := $number($substring(to, 0, 4)); [$max([$number($substring(from, 0, 4)), $last - 4])..$last])").evaluate({from:"2026-01-01", to:"2026-02-01"})));
+const e = String.raw`$contains($, /^(?!\s*(?:[\[\{"]|<[?!]|<html|null\s*$))[^\n]*\S[^\n]*\n?$/i)`;
+const x = jsonata(e);
+for (const v of ["Wang, Q. (2014). <i>x</i>.\n", "{\"a\":1}", "[1]", "<html>x</html>", "<?xml x", "null", "a\nb", "  ", "\"q\""]) console.log(JSON.stringify(v), await x.evaluate(v));
