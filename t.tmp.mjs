@@ -1,4 +1,5 @@
 import jsonata from "jsonata";
-const e = String.raw`$contains($, /^(?!\s*(?:[\[\{"]|<[?!]|<html|null\s*$))[^\n]*\S[^\n]*\n?$/i)`;
-const x = jsonata(e);
-for (const v of ["Wang, Q. (2014). <i>x</i>.\n", "{\"a\":1}", "[1]", "<html>x</html>", "<?xml x", "null", "a\nb", "  ", "\"q\""]) console.log(JSON.stringify(v), await x.evaluate(v));
+console.log(await jsonata('$eval("$params.a + x", {"x": 2})').evaluate({}, { params: { a: 1 } }));
+console.log(JSON.stringify(await jsonata('{"a": []}.a').evaluate({})));
+console.log(JSON.stringify(await jsonata('$join($distinct($split("1, 2,1", ",").$trim($)), ",")').evaluate({})));
+console.log(JSON.stringify(await jsonata('$join($distinct($split("1", ",").$trim($)), ",")').evaluate({})));
