@@ -213,23 +213,6 @@ const unknownRegion = (region: string) => new Problem({ status: 404, code: "not_
 
 const withIndex = (months: HpiMonth[]) => months.filter((m) => m.index !== null);
 
-export async function houseIndex(ctx: PluginContext) {
-  const { region, months: n } = ctx.params as { region: string; months: number };
-  const { name, months } = await hpiSeries(ctx, region);
-  const values = withIndex(months).slice(-n);
-  return {
-    series: `ukhpi/${region}`,
-    region,
-    name,
-    title: `UK House Price Index: ${name}`,
-    unit: "index",
-    frequency: "monthly",
-    latest: values.at(-1) ?? null,
-    values,
-    note: "The index is published about two months after the month it measures, and recent months are revised as late sales are registered. average_price_gbp is the mix-adjusted average price, not a mean of sales.",
-  };
-}
-
 export async function revalue(ctx: PluginContext) {
   const { amount, sale_date: saleDate, region } = ctx.params as { amount: number; sale_date: string; region: string };
   if (day(saleDate) > clock.today()) throw new Problem({ status: 400, code: "invalid_parameter", param: "sale_date", detail: `sale_date cannot be in the future (got ${saleDate}).` });
