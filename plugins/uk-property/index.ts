@@ -1,7 +1,7 @@
 // The uk-property plugins. Computed here: lease-length and estate-deadlines (England and Wales; information, not
-// legal advice). From upstreams, beside this file: sold prices, price summary and revaluation (prices.ts, HM Land
-// Registry), planning constraints (planning.ts, planning.data.gov.uk) and the area report (area.ts). The house
-// price index is a YAML step.
+// legal advice). From upstreams, beside this file: revaluation (prices.ts, HM Land Registry), planning constraints
+// (planning.ts, planning.data.gov.uk) and the area report (area.ts). Sold prices, the price summary and the house
+// price index are YAML steps.
 import { badParam } from "../../engine/basics/problem.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { day } from "../shared/calendar.ts";

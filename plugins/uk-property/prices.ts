@@ -1,4 +1,6 @@
-// Sold prices from HM Land Registry Price Paid Data (England and Wales, since 1995) and the UK House Price Index.
+// Sold prices from HM Land Registry Price Paid Data (England and Wales, since 1995), for the area report, and the UK
+// House Price Index, for revalue. (sold-prices, price-summary and house-price-index are YAML steps, their reading
+// of the same files the group's JSONata functions.)
 // The PPD report app answers a CSV without a header row whose fields are all quoted (addresses hold commas), so it
 // is parsed as rows of columns by position; the UKHPI download is a CSV with a header row, one row per month.
 import { Problem } from "../../engine/basics/problem.ts";
@@ -79,31 +81,6 @@ export async function salesIn(ctx: PluginContext, postcode: string): Promise<Sal
   return sales.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
 }
 
-const words = (s: string) => ` ${s.toUpperCase().replace(/[^A-Z0-9]+/g, " ").trim()} `;
-
-/** A sale whose flat, house number or name, or street holds the words given (so "10" matches 10 but not 110). */
-export function matchesAddress(sale: Sale, address: string): boolean {
-  const wanted = words(address).trim();
-  return wanted !== "" && words([sale.saon, sale.paon, sale.street].filter(Boolean).join(" ")).includes(` ${wanted} `);
-}
-
-export async function soldPrices(ctx: PluginContext) {
-  const { postcode, address } = ctx.params as { postcode: string; address?: string };
-  const all = await salesIn(ctx, postcode);
-  const sales = address ? all.filter((s) => matchesAddress(s, address)) : all;
-  return {
-    query: { postcode, address: address ?? null },
-    total: sales.length,
-    count: sales.length,
-    sales,
-    note: sales.length > 0
-      ? "Sales registered with HM Land Registry since January 1995, newest first. Category standard is a sale at full market value to a private individual; additional covers repossessions, buy-to-let and sales to companies."
-      : all.length > 0
-        ? `No sale in ${postcode} matches the address "${address}"; ${all.length} other sales are recorded in the postcode (call again without address to list them).`
-        : `HM Land Registry records no sale in ${postcode} since 1995. Price Paid Data covers England and Wales only, and a new postcode or one with no residential sales has none.`,
-  };
-}
-
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -143,17 +120,6 @@ export function summarise(all: Sale[], years: number, today: Date) {
     latest_sale: standard[0] ? { date: standard[0].date, price_gbp: standard[0].price_gbp, address: standard[0].address, property_type: standard[0].property_type } : null,
     sales_since_1995: all.length,
   };
-}
-
-export async function priceSummary(ctx: PluginContext) {
-  const { postcode, years } = ctx.params as { postcode: string; years: number };
-  const summary = summarise(await salesIn(ctx, postcode), years, clock.today());
-  const note = summary.count === 0
-    ? `No standard-price sale is recorded in ${postcode} in the last ${years} years (Price Paid Data covers England and Wales only).`
-    : summary.count < 5
-      ? `Only ${summary.count} standard-price sales in ${years} years: too few for the median to say much about values in ${postcode}.`
-      : "Statistics over standard-price sales (full market value, private buyers); repossessions, buy-to-let and company sales (category additional) are left out, as the UK House Price Index leaves them out.";
-  return { postcode, ...summary, note };
 }
 
 // --- UK House Price Index --------------------------------------------------------------------------------------
