@@ -94,11 +94,12 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   // The answers a plugin fetched itself (a caller's page through the safe fetcher), also in `recorded`.
   const pages: Provenance[] = [];
   const missing: MissingPart[] = [];
+  const failed: Record<string, string> = {};
   const cut: MissingPart[] = [];
   let data: unknown;
   try {
-    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing, cut }, clientId);
-    data = await shape(endpoint, body, params, fetched.length + pages.length > 0);
+    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing, failed, cut }, clientId);
+    data = await shape(endpoint, body, params, fetched.length + pages.length > 0, failed);
     if (endpoint.paging) data = await withPaging(endpoint.paging, data, body, params);
   } catch (e) {
     // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
@@ -136,8 +137,9 @@ function blame(engine: Engine, endpoint: Endpoint, last: Provenance | undefined,
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
 async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>,
-  { fetched, recorded, pages, missing, cut }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[]; cut: MissingPart[] }, clientId: string): Promise<unknown> {
-  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, { fetched, missing, cut });
+  { fetched, recorded, pages, missing, failed, cut }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[]; failed: Record<string, string>; cut: MissingPart[] },
+  clientId: string): Promise<unknown> {
+  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, { fetched, missing, failed, cut });
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
@@ -166,10 +168,13 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
   return endpoint.plugin!.fn(ctx);
 }
 
-/** The endpoint's JSONata transform. Nothing out of an upstream's answer (undefined) means the body was not what it reads. */
-async function shape(endpoint: Endpoint, body: unknown, params: ParamValues, fromUpstream: boolean): Promise<unknown> {
+/**
+ * The endpoint's JSONata transform (with $failed: what went wrong with each optional step that failed, by name).
+ * Nothing out of an upstream's answer (undefined) means the body was not what it reads.
+ */
+async function shape(endpoint: Endpoint, body: unknown, params: ParamValues, fromUpstream: boolean, failed: Record<string, string>): Promise<unknown> {
   if (!endpoint.transform) return body;
-  const out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars });
+  const out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars, failed });
   if (out === undefined && fromUpstream) throw new Error("nothing in it matched what was expected");
   return plain(out);
 }

@@ -39,19 +39,24 @@ async function checkRule(rule: NonNullable<Step["precondition"] | Step["check"]>
 /** A part of the answer that could not be read (an optional step's upstream failed): it is null in the answer. */
 export interface MissingPart { part: string; source: string; detail: string }
 
-/** What running the steps collects: the answers fetched, the parts that could not be read, the parts cut short. */
-export interface StepsRun { fetched: Fetched[]; missing: MissingPart[]; cut: MissingPart[] }
+/**
+ * What running the steps collects: the answers fetched, the parts that could not be read (and, by step name, what
+ * went wrong: the transform's $failed), the parts cut short.
+ */
+export interface StepsRun { fetched: Fetched[]; missing: MissingPart[]; failed: Record<string, string>; cut: MissingPart[] }
 
 export async function runSteps(upstream: UpstreamClient, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>, run: StepsRun): Promise<unknown> {
   const steps = endpoint.steps ?? [];
   const scope = scopeOf(endpoint, params);
   let body: unknown;
+  let asked = 0;
   for (const [i, step] of steps.entries()) {
     if (step.precondition && !step.precondition.early) await checkPrecondition(step, scope);
     if (step.when && !(await step.when.evaluate(scope, scope))) {
       body = scope.steps[step.as!] = null;
       continue;
     }
+    asked++;
     // The free-form and declared-paging query go to the last step only.
     const added = i === steps.length - 1 ? { ...extra, ...(endpoint.paging ? pagingQuery(endpoint.paging, params) : {}) } : {};
     try {
@@ -60,10 +65,16 @@ export async function runSteps(upstream: UpstreamClient, endpoint: Endpoint, par
       const fault = step.optional ? upstreamFault(e) : undefined;
       if (!fault) throw e;
       run.missing.push({ part: step.as!, source: step.source, detail: `The upstream source ${step.source} ${fault}; the answer is given without its ${step.as} part (null).` });
+      run.failed[step.as!] = fault;
       body = null;
     }
     if (step.as) scope.steps[step.as] = body;
     if (step.check && body !== null) await checkRule(step.check, body, scope);
+  }
+  // Optional steps all asked and all failed (sources asked side by side): nothing is left to answer with.
+  if (asked > 0 && Object.keys(run.failed).length === asked) {
+    throw new Problem({ status: 502, code: "upstream_error",
+      detail: `Every upstream source asked failed (${Object.entries(run.failed).map(([part, fault]) => `${part}: ${fault}`).join("; ")}). The call was not charged.` });
   }
   return steps.length > 1 ? scope.steps : body;
 }
