@@ -21,7 +21,11 @@ const scopeOf = (endpoint: Endpoint, params: ParamValues): Scope => ({ params, v
 /** The preconditions that need only the parameters: checked before the access decision, so bad input is a 400 first. */
 export async function checkEarlyPreconditions(endpoint: Endpoint, params: ParamValues): Promise<void> {
   const scope = scopeOf(endpoint, params);
-  for (const step of endpoint.steps ?? []) if (step.precondition?.early) await checkPrecondition(step, scope);
+  for (const step of endpoint.steps ?? []) {
+    if (step.precondition?.early) await checkPrecondition(step, scope);
+    // A for_each over the parameters alone: too many items is the caller's 400, before payment too.
+    if (step.forEach?.early) refuseBeyondMax(step, step.forEach, (await itemsOf(step.forEach, scope)).length);
+  }
 }
 
 function checkPrecondition(step: Step, scope: Scope): Promise<void> {
@@ -115,17 +119,27 @@ async function renderQuery(step: Step, scope: Scope): Promise<Record<string, str
   return query;
 }
 
+/** A for_each's items: a single value is a list of one, nothing is none. */
+async function itemsOf(spec: ForEach, scope: Scope): Promise<unknown[]> {
+  const value = await spec.items.evaluate(scope, scope);
+  return value === undefined || value === null ? [] : Array.isArray(value) ? [...value] : [value];
+}
+
+/** More items than `max` where the step refuses them: the caller's 400 (items from a parameter), else the upstream's 502. */
+function refuseBeyondMax(step: Step, spec: ForEach, count: number): void {
+  if (count <= spec.max || spec.cut) return;
+  const part = step.as ?? "upstream";
+  throw spec.param
+    ? new Problem({ status: 400, code: "invalid_parameter", param: spec.param, detail: `${spec.param} gives ${count} ${part} to look up; at most ${spec.max} are looked up in one call.` })
+    : new Problem({ status: 502, code: "upstream_bad_response", extra: { upstream: step.source },
+      detail: `The upstream answer listed ${count} ${part} to look up, more than the ${spec.max} this endpoint asks for in one call. The call was not charged.` });
+}
+
 /** for_each: a request per item, at most `concurrency` at a time; the bodies in the items' order. */
 async function forEachItem(upstream: UpstreamClient, step: Step, spec: ForEach, scope: Scope, added: Record<string, string>, run: StepsRun): Promise<unknown[]> {
-  const value = await spec.items.evaluate(scope, scope);
-  const all: unknown[] = value === undefined || value === null ? [] : Array.isArray(value) ? [...value] : [value];
+  const all = await itemsOf(spec, scope);
+  refuseBeyondMax(step, spec, all.length);
   const part = step.as ?? "upstream";
-  if (all.length > spec.max && !spec.cut) {
-    throw spec.param
-      ? new Problem({ status: 400, code: "invalid_parameter", param: spec.param, detail: `${spec.param} gives ${all.length} ${part} to look up; at most ${spec.max} are looked up in one call.` })
-      : new Problem({ status: 502, code: "upstream_bad_response", extra: { upstream: step.source },
-        detail: `The upstream answer listed ${all.length} ${part} to look up, more than the ${spec.max} this endpoint asks for in one call. The call was not charged.` });
-  }
   const items = all.slice(0, spec.max);
   if (items.length < all.length) {
     run.cut.push({ part, source: step.source, detail: `Only the first ${spec.max} of ${all.length} ${part} were looked up (at most ${spec.max} in one call); the answer leaves the other ${all.length - spec.max} out.` });
@@ -139,23 +153,26 @@ async function forEachItem(upstream: UpstreamClient, step: Step, spec: ForEach, 
   }
 }
 
-/** Runs fn over the items with at most `limit` in flight; the results in the items' order. The first failure stops new starts. */
+/**
+ * Runs fn over the items with at most `limit` in flight; the results in the items' order. The first failure stops
+ * new starts, and is thrown once the requests in flight have ended (none outlives the call).
+ */
 async function inBatches<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  let failed = false;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (!failed && next < items.length) {
+    while (!failure && next < items.length) {
       const i = next++;
       try {
         out[i] = await fn(items[i], i);
-      } catch (e) {
-        failed = true;
-        throw e;
+      } catch (error) {
+        failure ??= { error };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
   return out;
 }
 

@@ -62,6 +62,8 @@ export interface ForEach {
   /** The parameter blamed when the call is refused (a 400); without one, the items came from an upstream (a 502). */
   param?: string;
   concurrency: number;
+  /** The items read the parameters only: too many is refused before the access decision. */
+  early: boolean;
 }
 
 export interface Paginate {

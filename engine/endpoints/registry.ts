@@ -62,7 +62,8 @@ interface RawPaginate { next?: string; page?: string; offset?: string; first?: n
 
 function compileForEach(raw: RawForEach | undefined): ForEach | undefined {
   if (!raw) return undefined;
-  return { items: expression(raw.items), max: raw.max, cut: raw.beyond_max === "cut", param: raw.param, concurrency: raw.concurrency ?? 4 };
+  const cut = raw.beyond_max === "cut";
+  return { items: expression(raw.items), max: raw.max, cut, param: raw.param, concurrency: raw.concurrency ?? 4, early: !cut && raw.param !== undefined && !/\$steps\b/.test(raw.items) };
 }
 
 /** The schema lets through one of next, page or offset; what goes with each is checked here. */

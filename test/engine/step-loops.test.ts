@@ -10,6 +10,7 @@ import nock from "nock";
 import { loadRegistry } from "../../engine/endpoints/registry.ts";
 import { ROOT, freeAccess, getJson, startTestServer, tempDir } from "../support/helpers.ts";
 import type { Running } from "../../engine/http/server.ts";
+import type { Access } from "../../engine/access/types.ts";
 
 const ONS = "https://api.beta.ons.gov.uk";
 const json = { "content-type": "application/json" };
@@ -94,12 +95,15 @@ describe("engine: steps that loop and page", function () {
   this.timeout(20_000);
   let server: Running;
   const get = (pathAndQuery: string) => getJson(`${server.url}/v1/demo/${pathAndQuery}`);
+  /** How many calls reached the access decision (where payment is asked for). */
+  let decided = 0;
+  const access: Access = { ...freeAccess, authorize: (req) => (decided++, freeAccess.authorize(req)) };
   before(async () => {
     const dir = tempDir("pda-step-loops-");
     fs.mkdirSync(path.join(dir, "demo"), { recursive: true });
     fs.writeFileSync(path.join(dir, "demo/_group.yaml"), "title: Demo\ndescription: Loops and pages\n");
     for (const [name, text] of Object.entries(ENDPOINTS)) fs.writeFileSync(path.join(dir, `demo/${name}.yaml`), text);
-    server = await startTestServer({ access: freeAccess, config: { endpointsDir: dir } });
+    server = await startTestServer({ access, config: { endpointsDir: dir } });
   });
   afterEach(() => {
     nock.cleanAll();
@@ -142,9 +146,11 @@ describe("engine: steps that loop and page", function () {
       assert.equal(sent, null);
     });
 
-    it("refuses more items than max from a parameter: a 400 naming it, before any request", async () => {
+    it("refuses more items than max from a parameter: a 400 naming it, before any request or payment", async () => {
+      const before = decided;
       const res = await get("items?ids=a,b,c,d,e,f");
       assert.equal(res.status, 400);
+      assert.equal(decided, before, "refused before the access decision");
       assert.equal(res.body.param, "ids");
       assert.match(res.body.detail, /ids gives 6 .*at most 5/);
     });
