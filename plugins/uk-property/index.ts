@@ -1,7 +1,7 @@
 // The uk-property plugins. Computed here: lease-length and estate-deadlines (England and Wales; information, not
-// legal advice). From upstreams, beside this file: revaluation (prices.ts, HM Land Registry), planning constraints
-// (planning.ts, planning.data.gov.uk) and the area report (area.ts). Sold prices, the price summary and the house
-// price index are YAML steps.
+// legal advice). From upstreams, beside this file: planning constraints (planning.ts, planning.data.gov.uk) and the
+// area report (area.ts, with prices.ts). Sold prices, the price summary, the house price index and revaluation are
+// YAML steps.
 import { badParam } from "../../engine/basics/problem.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { day } from "../shared/calendar.ts";
