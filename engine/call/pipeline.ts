@@ -106,10 +106,12 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
   // The answers a plugin fetched itself (a caller's page through the safe fetcher), also in `recorded`.
   const pages: Provenance[] = [];
   const missing: MissingPart[] = [];
+  const failed: Record<string, string> = {};
+  const cut: MissingPart[] = [];
   let data: unknown;
   try {
-    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing }, clientId);
-    data = await shape(endpoint, body, params, fetched.length + pages.length > 0);
+    const body = await produce(engine, endpoint, params, extra, { fetched, recorded, pages, missing, failed, cut }, clientId);
+    data = await shape(endpoint, body, params, fetched.length + pages.length > 0, failed);
     if (endpoint.paging) data = await withPaging(endpoint.paging, data, body, params);
   } catch (e) {
     // A failed call's upstream responses leave the cache: a wrong or refused answer is never reused.
@@ -117,10 +119,12 @@ async function answer(engine: Engine, endpoint: Endpoint, params: ParamValues, e
     throw blame(engine, endpoint, pages.at(-1) ?? fetched.at(-1), e);
   }
   const sources = [...fetched.map(({ body: _b, status: _s, ...provenance }) => provenance), ...recorded];
-  // An answer with a part missing is not kept: the next call asks the upstream again.
-  if (missing.length) return { data, sources, warnings: missing };
-  if (cache) engine.results.set(cache.key, { data, sources }, cache.ttl);
-  return { data, sources };
+  // An answer with a part missing is not kept: the next call asks the upstream again. One cut short (for_each max,
+  // paginate max_pages) would be cut the same way again: it is kept, with its warnings.
+  const warnings = [...missing, ...cut];
+  const answer = warnings.length ? { data, sources, warnings } : { data, sources };
+  if (cache && !missing.length) engine.results.set(cache.key, answer, cache.ttl);
+  return answer;
 }
 
 /**
@@ -145,8 +149,9 @@ function blame(engine: Engine, endpoint: Endpoint, last: Provenance | undefined,
 
 /** The raw material: the upstream steps' bodies, or what the plugin computed. */
 async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, extra: Record<string, string>,
-  { fetched, recorded, pages, missing }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[] }, clientId: string): Promise<unknown> {
-  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, fetched, missing);
+  { fetched, recorded, pages, missing, failed, cut }: { fetched: Fetched[]; recorded: Provenance[]; pages: Provenance[]; missing: MissingPart[]; failed: Record<string, string>; cut: MissingPart[] },
+  clientId: string): Promise<unknown> {
+  if (endpoint.steps) return runSteps(engine.upstream, endpoint, params, extra, { fetched, missing, failed, cut });
   const used = new Set<string>();
   const ctx: PluginContext = {
     params,
@@ -175,10 +180,13 @@ async function produce(engine: Engine, endpoint: Endpoint, params: ParamValues, 
   return endpoint.plugin!.fn(ctx);
 }
 
-/** The endpoint's JSONata transform. Nothing out of an upstream's answer (undefined) means the body was not what it reads. */
-async function shape(endpoint: Endpoint, body: unknown, params: ParamValues, fromUpstream: boolean): Promise<unknown> {
+/**
+ * The endpoint's JSONata transform (with $failed: what went wrong with each optional step that failed, by name).
+ * Nothing out of an upstream's answer (undefined) means the body was not what it reads.
+ */
+async function shape(endpoint: Endpoint, body: unknown, params: ParamValues, fromUpstream: boolean, failed: Record<string, string>): Promise<unknown> {
   if (!endpoint.transform) return body;
-  const out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars });
+  const out = await endpoint.transform.evaluate(body, { params, vars: endpoint.vars, failed });
   if (out === undefined && fromUpstream) throw new Error("nothing in it matched what was expected");
   return plain(out);
 }

@@ -6,7 +6,7 @@ import type { Endpoint } from "../endpoints/model.ts";
 import type { Provenance } from "../upstream/client.ts";
 import type { MissingPart } from "./steps.ts";
 
-/** An answer; `warnings` lists the parts an optional step could not read (such an answer is never cached). */
+/** An answer; `warnings` lists the parts an optional step could not read (such an answer is never cached) or that were cut short. */
 export interface Answer { data: unknown; sources: Provenance[]; warnings?: MissingPart[] }
 
 export class ResultCache {
@@ -27,7 +27,7 @@ export class ResultCache {
 
   get(key: string): Answer | undefined {
     const hit = this.lru.get(key);
-    return hit && { data: hit.data, sources: hit.sources.map((s) => ({ ...s, cached: true })) };
+    return hit && { data: hit.data, sources: hit.sources.map((s) => ({ ...s, cached: true })), ...(hit.warnings ? { warnings: hit.warnings } : {}) };
   }
 
   set(key: string, answer: Answer, ttl: number): void {

@@ -25,7 +25,8 @@ export interface Step {
   source: string;
   path: Template;
   query: [string, Template][];
-  headers: Record<string, string>;
+  /** Request headers by name, each a template. */
+  headers: [string, Template][];
   method: "GET" | "POST";
   /** POST: the JSON body template (strings are templates). */
   body?: unknown;
@@ -40,10 +41,39 @@ export interface Step {
   statuses: Record<string, StatusRule>;
   reject: { match: RegExp; status: number; detail: Template; param?: string }[];
   precondition?: { test: jsonata.Expression; status: number; detail: Template; param?: string | string[]; early: boolean };
+  /** Checked on the step's body once it is in: when false, the call answers status with detail. */
+  check?: { test: jsonata.Expression; status: number; detail: Template; param?: string };
   /** An auxiliary look-up (a code list, a "last updated" stamp): when the upstream fails it is null, with a meta warning. */
   optional: boolean;
   /** JSONata over $params, $vars and $steps: when false the step is not requested and is null. */
   when?: jsonata.Expression;
+  /** Requested once per item of a list; the step's body is the list of bodies, in the items' order. */
+  forEach?: ForEach;
+  /** Requested page after page; the step's body is the list of page bodies, in order. */
+  paginate?: Paginate;
+}
+
+export interface ForEach {
+  /** JSONata over $params, $vars and $steps: the items; each request sees its own as $item (and $index from 0). */
+  items: jsonata.Expression;
+  max: number;
+  /** More items than max: ask for the first max and say so in meta.warnings (true), or refuse the call (false). */
+  cut: boolean;
+  /** The parameter blamed when the call is refused (a 400); without one, the items came from an upstream (a 502). */
+  param?: string;
+  concurrency: number;
+  /** The items read the parameters only: too many is refused before the access decision. */
+  early: boolean;
+}
+
+export interface Paginate {
+  /** Link mode: JSONata over a page (and $steps…): the next page's URL, on the step's source; none on the last page. */
+  next?: jsonata.Expression;
+  /** Number mode: the upstream's query name for the page number or the offset, and the first one. */
+  counter?: { query: string; first: number; step: number };
+  /** Number mode: JSONata over the page just read, true while more pages follow. */
+  more?: jsonata.Expression;
+  maxPages: number;
 }
 
 /** A recorded upstream answer, and what the request for it must look like. */

@@ -16,7 +16,7 @@ import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
 import type { BodyFormat, CsvOptions } from "../upstream/parse-body.ts";
 import type { PluginFn } from "./plugin.ts";
-import type { Bucket, Endpoint, Example, Group, Registry, StatusRule, Step } from "./model.ts";
+import type { Bucket, Endpoint, Example, ForEach, Group, Paginate, Registry, StatusRule, Step } from "./model.ts";
 
 /** How a price-0 endpoint's description says it cannot be bought (checked at load, so agents are told). */
 export const FREE_ONLY_WORDS = /free allowance only/i;
@@ -57,17 +57,44 @@ async function loadPlugin(rootDir: string, group: string, name: string): Promise
   return mod[fnName] as PluginFn;
 }
 
+interface RawForEach { items: string; max: number; beyond_max?: "cut" | "refuse"; param?: string; concurrency?: number }
+interface RawPaginate { next?: string; page?: string; offset?: string; first?: number; per_page?: number; more?: string; max_pages: number }
+
+function compileForEach(raw: RawForEach | undefined): ForEach | undefined {
+  if (!raw) return undefined;
+  const cut = raw.beyond_max === "cut";
+  return { items: expression(raw.items), max: raw.max, cut, param: raw.param, concurrency: raw.concurrency ?? 4, early: !cut && raw.param !== undefined && !/\$steps\b/.test(raw.items) };
+}
+
+/** The schema lets through one of next, page or offset; what goes with each is checked here. */
+function compilePaginate(raw: RawPaginate | undefined): Paginate | undefined {
+  if (!raw) return undefined;
+  if (raw.next !== undefined) {
+    if (raw.more !== undefined || raw.first !== undefined || raw.per_page !== undefined) throw new Error("paginate: a next link needs no more, first or per_page (the link itself says whether there is a next page)");
+    return { next: expression(raw.next), maxPages: raw.max_pages };
+  }
+  if (raw.more === undefined) throw new Error("paginate: page or offset needs `more` (JSONata over a page, true while more pages follow)");
+  if (raw.offset !== undefined && raw.per_page === undefined) throw new Error("paginate: offset needs `per_page` (how far the offset moves from one page to the next)");
+  if (raw.page !== undefined && raw.per_page !== undefined) throw new Error("paginate: per_page goes with offset; a page number moves by 1");
+  const counter = raw.page !== undefined
+    ? { query: raw.page, first: raw.first ?? 1, step: 1 }
+    : { query: raw.offset!, first: raw.first ?? 0, step: raw.per_page! };
+  return { counter, more: expression(raw.more), maxPages: raw.max_pages };
+}
+
 function compileStep(raw: Record<string, unknown>): Step {
+  if (raw.for_each && raw.paginate) throw new Error("for_each: a step with for_each cannot also paginate");
   const statuses = (raw.statuses ?? {}) as Record<string, StatusRule>;
   const reject = (raw.reject ?? []) as { match: string; status: number; detail: string; param?: string }[];
   const pre = raw.precondition as { test: string; status: number; detail: string; param?: string | string[] } | undefined;
+  const check = raw.check as { test: string; status: number; detail: string; param?: string } | undefined;
   const expect = raw.expect as { match?: string; empty?: boolean; test?: string } | undefined;
   return {
     as: raw.as as string | undefined,
     source: raw.source as string,
     path: new Template(raw.path as string),
     query: Object.entries((raw.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, new Template(String(v))]),
-    headers: (raw.headers ?? {}) as Record<string, string>,
+    headers: Object.entries((raw.headers ?? {}) as Record<string, string>).map(([k, v]) => [k, new Template(v)]),
     method: (raw.method ?? "GET") as "GET" | "POST",
     body: raw.body,
     bodyFormat: (raw.body_format ?? "json") as "json" | "form",
@@ -80,8 +107,11 @@ function compileStep(raw: Record<string, unknown>): Step {
     reject: reject.map((r) => ({ match: new RegExp(r.match), status: r.status, detail: new Template(r.detail), param: r.param })),
     // A precondition that looks at the parameters only is checked before any payment is asked for.
     precondition: pre ? { test: expression(pre.test), status: pre.status, detail: new Template(pre.detail), param: pre.param, early: !/\$steps\b/.test(pre.test) && !/\$steps\b/.test(pre.detail) } : undefined,
+    check: check ? { test: expression(check.test), status: check.status, detail: new Template(check.detail), param: check.param } : undefined,
     optional: raw.optional === true,
     when: raw.when ? expression(raw.when as string) : undefined,
+    forEach: compileForEach(raw.for_each as RawForEach | undefined),
+    paginate: compilePaginate(raw.paginate as RawPaginate | undefined),
   };
 }
 
@@ -208,6 +238,7 @@ function fileChecks(raw: Record<string, unknown>): { keyPath: string[]; message:
       ...Object.entries((step.statuses ?? {}) as Record<string, { detail?: string }>).map(([code, r]): [string, string, string | undefined] => ["statuses", `${at}.statuses.${code}.detail`, r.detail]),
       ...((step.reject ?? []) as { detail?: string }[]).map((r, j): [string, string, string | undefined] => ["reject", `${at}.reject[${j}].detail`, r.detail]),
       ["precondition", `${at}.precondition.detail`, (step.precondition as { detail?: string } | undefined)?.detail],
+      ["check", `${at}.check.detail`, (step.check as { detail?: string } | undefined)?.detail],
     ];
     for (const [key, where, text] of details) {
       for (const message of checkPlaceholders(text, where, params, vars)) out.push({ keyPath: keyPath(key), message });
@@ -222,7 +253,15 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
   const params = (raw.params ?? {}) as Record<string, ParamSpec>;
   const vars = (raw.vars ?? {}) as Record<string, unknown>;
   const upstream = raw.upstream as Record<string, unknown> | Record<string, unknown>[] | undefined;
-  const steps = upstream ? (Array.isArray(upstream) ? upstream : [upstream]).map(compileStep) : undefined;
+  const steps = upstream ? (Array.isArray(upstream) ? upstream : [upstream]).map((step, i) => {
+    const at = Array.isArray(upstream) ? `upstream[${i}]` : "upstream";
+    try {
+      return compileStep(step);
+    } catch (e) {
+      const message = (e as Error).message;
+      throw Object.assign(new Error(`${at}${/^[a-z_]+[.:]/.test(message) ? "." : ": "}${message}`), { keyPath: ["upstream"] });
+    }
+  }) : undefined;
 
   for (const [name, spec] of Object.entries(params)) {
     if (spec.pattern) new RegExp(spec.pattern, "u");
@@ -235,9 +274,10 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
   const stepNames = new Set<string>();
   for (const step of steps ?? []) {
     if (!sources.has(step.source)) throw new Error(`upstream source "${step.source}" is not declared in sources.yaml`);
-    for (const t of [step.path, ...step.query.map(([, q]) => q)]) {
+    for (const t of [step.path, ...step.query.map(([, q]) => q), ...step.headers.map(([, h]) => h)]) {
       for (const n of t.names) if (!(n in params) && !(n in vars)) throw new Error(`template "${t.source}" uses {${n}}, which is neither a param nor a var`);
     }
+    if (step.forEach?.param && !(step.forEach.param in params)) throw new Error(`for_each.param names ${step.forEach.param}, which is not a parameter`);
     if (step.as) {
       if (stepNames.has(step.as)) throw new Error(`two upstream steps are named "${step.as}"`);
       stepNames.add(step.as);

@@ -5,7 +5,9 @@ import jsonata from "jsonata";
 import { boeDate } from "../basics/dates.ts";
 import { expression } from "./transform-helpers.ts";
 
-export type Scope = { params: Record<string, unknown>; vars: Record<string, unknown>; steps: Record<string, unknown>; today?: string; reply?: unknown; now?: unknown; millis?: unknown };
+export type Scope = { params: Record<string, unknown>; vars: Record<string, unknown>; steps: Record<string, unknown>; today?: string; reply?: unknown; now?: unknown; millis?: unknown;
+  /** In a for_each step: the item and its position; in a paginate step's `more`: the pages read. */
+  item?: unknown; index?: number; pages?: number };
 
 const FILTERS: Record<string, (v: string) => string> = {
   upper: (v) => v.toUpperCase(),

@@ -1,5 +1,6 @@
 // JSONata transforms, with a few helpers for the shapes upstreams really send.
-// In an expression: $params (validated query), $vars (the endpoint's constants), $today (YYYY-MM-DD) and:
+// In an expression: $params (validated query), $vars (the endpoint's constants), $today (YYYY-MM-DD), $failed (what went
+// wrong with each optional step that failed, by its name; {} when none did) and:
 //   $londonDay(instant) the Europe/London day of an instant ("2026-04-21T23:00:00.000Z" -> "2026-04-22")
 //   $boeDate(day)   "2025-08-01" -> "01/Aug/2025", the Bank of England database's date form
 //   $isoDay(text)   "02 Jan 1975", "22-04-2026", "2025-01-02T06:00:00Z" -> "YYYY-MM-DD" (null if unreadable)
@@ -21,7 +22,7 @@ import { registerHelpers } from "./transform-helpers.ts";
 import { jsonataError } from "./registry-checks.ts";
 
 export interface CompiledTransform {
-  evaluate(input: unknown, bindings: { params: Record<string, unknown>; vars: Record<string, unknown> }): Promise<unknown>;
+  evaluate(input: unknown, bindings: { params: Record<string, unknown>; vars: Record<string, unknown>; failed?: Record<string, string> }): Promise<unknown>;
 }
 
 /**
@@ -49,7 +50,7 @@ export function compileTransform(source: string, functions: Record<string, strin
   }
   registerHelpers(expr);
   return {
-    evaluate: (input, b) => expr.evaluate(input, { params: b.params, vars: b.vars, today: isoDay(clock.today()), ...clockFunctions }),
+    evaluate: (input, b) => expr.evaluate(input, { failed: {}, ...b, today: isoDay(clock.today()), ...clockFunctions }),
   };
 }
 

@@ -1,6 +1,6 @@
-// Bathing waters from the Environment Agency's linked-data API. The API has no radius query, so `near` reads the
-// whole register (about 450 sites, one or two pages, cached) and measures; `search` reads it too and the endpoint's
-// transform filters it. Both hand the transform the API's own items.
+// bathing-water/near: the Environment Agency's linked-data API has no radius query, so `near` reads the whole register
+// (about 450 sites, one or two pages, cached) and measures from a point, or from a postcode located by the shared
+// resolver (the local postcode dataset first). It hands the group's transform the API's own items.
 import { distanceKm, type Point } from "../shared/geo.ts";
 import { originFromParams } from "../shared/origin.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
@@ -52,8 +52,4 @@ export async function near(ctx: PluginContext) {
     total: found.length,
     items: found.slice(0, limit).map(({ item, d }) => ({ ...item, distance_km: Math.round(d * 10) / 10 })),
   };
-}
-
-export async function search(ctx: PluginContext) {
-  return { items: await register(ctx) };
 }

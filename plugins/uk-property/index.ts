@@ -1,7 +1,7 @@
 // The uk-property plugins. Computed here: lease-length and estate-deadlines (England and Wales; information, not
-// legal advice). From upstreams, beside this file: sold prices, price summary, revaluation and the house price
-// index (prices.ts, HM Land Registry), planning constraints (planning.ts, planning.data.gov.uk) and the area
-// report (area.ts).
+// legal advice). From upstreams, beside this file: planning constraints (planning.ts, planning.data.gov.uk) and the
+// area report (area.ts, with prices.ts). Sold prices, the price summary, the house price index and revaluation are
+// YAML steps.
 import { badParam } from "../../engine/basics/problem.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { day } from "../shared/calendar.ts";

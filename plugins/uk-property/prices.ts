@@ -1,11 +1,9 @@
-// Sold prices from HM Land Registry Price Paid Data (England and Wales, since 1995) and the UK House Price Index.
+// Sold prices from HM Land Registry Price Paid Data (England and Wales, since 1995), for the area report. (sold-prices
+// and price-summary are YAML steps reading the same file with the group's JSONata functions.)
 // The PPD report app answers a CSV without a header row whose fields are all quoted (addresses hold commas), so it
-// is parsed as rows of columns by position; the UKHPI download is a CSV with a header row, one row per month.
-import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/error.ts";
+// is parsed as rows of columns by position.
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
-import { addMonths, day, isoDay } from "../shared/calendar.ts";
-import { clock } from "../shared/clock.ts";
+import { addMonths, isoDay } from "../shared/calendar.ts";
 
 const PROPERTY_TYPES: Record<string, string> = { D: "detached", S: "semi-detached", T: "terraced", F: "flat-maisonette", O: "other" };
 const TENURES: Record<string, string> = { F: "freehold", L: "leasehold" };
@@ -13,8 +11,6 @@ const CATEGORIES: Record<string, string> = { A: "standard", B: "additional" };
 const HTML = [/<html/i];
 /** A Price Paid row begins with its quoted transaction id (a GUID, braced in older files) and price. */
 const PPD_ROW = /^\s*"\{?[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\}?","\d+"/i;
-/** The UK HPI download's header row, with the index column read here. */
-const HPI_HEADER = /^\uFEFF?Name,URI,[^\r\n]*"House price index All property types"/;
 
 export interface Sale {
   id: string;
@@ -79,31 +75,6 @@ export async function salesIn(ctx: PluginContext, postcode: string): Promise<Sal
   return sales.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
 }
 
-const words = (s: string) => ` ${s.toUpperCase().replace(/[^A-Z0-9]+/g, " ").trim()} `;
-
-/** A sale whose flat, house number or name, or street holds the words given (so "10" matches 10 but not 110). */
-export function matchesAddress(sale: Sale, address: string): boolean {
-  const wanted = words(address).trim();
-  return wanted !== "" && words([sale.saon, sale.paon, sale.street].filter(Boolean).join(" ")).includes(` ${wanted} `);
-}
-
-export async function soldPrices(ctx: PluginContext) {
-  const { postcode, address } = ctx.params as { postcode: string; address?: string };
-  const all = await salesIn(ctx, postcode);
-  const sales = address ? all.filter((s) => matchesAddress(s, address)) : all;
-  return {
-    query: { postcode, address: address ?? null },
-    total: sales.length,
-    count: sales.length,
-    sales,
-    note: sales.length > 0
-      ? "Sales registered with HM Land Registry since January 1995, newest first. Category standard is a sale at full market value to a private individual; additional covers repossessions, buy-to-let and sales to companies."
-      : all.length > 0
-        ? `No sale in ${postcode} matches the address "${address}"; ${all.length} other sales are recorded in the postcode (call again without address to list them).`
-        : `HM Land Registry records no sale in ${postcode} since 1995. Price Paid Data covers England and Wales only, and a new postcode or one with no residential sales has none.`,
-  };
-}
-
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -142,116 +113,5 @@ export function summarise(all: Sale[], years: number, today: Date) {
     by_year: byYear,
     latest_sale: standard[0] ? { date: standard[0].date, price_gbp: standard[0].price_gbp, address: standard[0].address, property_type: standard[0].property_type } : null,
     sales_since_1995: all.length,
-  };
-}
-
-export async function priceSummary(ctx: PluginContext) {
-  const { postcode, years } = ctx.params as { postcode: string; years: number };
-  const summary = summarise(await salesIn(ctx, postcode), years, clock.today());
-  const note = summary.count === 0
-    ? `No standard-price sale is recorded in ${postcode} in the last ${years} years (Price Paid Data covers England and Wales only).`
-    : summary.count < 5
-      ? `Only ${summary.count} standard-price sales in ${years} years: too few for the median to say much about values in ${postcode}.`
-      : "Statistics over standard-price sales (full market value, private buyers); repossessions, buy-to-let and company sales (category additional) are left out, as the UK House Price Index leaves them out.";
-  return { postcode, ...summary, note };
-}
-
-// --- UK House Price Index --------------------------------------------------------------------------------------
-
-export interface HpiMonth {
-  date: string;
-  index: number | null;
-  average_price_gbp: number | null;
-  annual_change_percent: number | null;
-  monthly_change_percent: number | null;
-  sales_volume: number | null;
-  average_price_by_type_gbp: { detached: number | null; semi_detached: number | null; terraced: number | null; flat_maisonette: number | null };
-}
-
-type HpiRow = Record<string, string>;
-const isMonthRow = (r: HpiRow) => /^\d{4}-\d{2}$/.test(r.Period ?? "") && (r["Reporting period"] ?? "monthly") === "monthly";
-
-const num = (v: unknown) => (v === undefined || v === null || String(v).trim() === "" ? null : Number.isFinite(Number(v)) ? Number(v) : null);
-
-/** The region's whole monthly series (oldest first), with its name; 404 naming `region` when the slug is unknown. */
-export async function hpiSeries(ctx: PluginContext, region: string): Promise<{ name: string; months: HpiMonth[] }> {
-  let body: unknown;
-  try {
-    body = await ctx.fetch({
-      source: "hm-land-registry",
-      path: "/app/ukhpi/download/new.csv",
-      query: { location: `http://landregistry.data.gov.uk/id/region/${region}`, from: "1995-01-01" },
-      format: "csv",
-      cacheMs: 86_400_000,
-      reject: HTML,
-      // A location the index covers has months; an unknown one is a 404 (caught below).
-      expect: { match: HPI_HEADER, test: (rows) => Array.isArray(rows) && (rows as HpiRow[]).some(isMonthRow) },
-    });
-  } catch (e) {
-    if (e instanceof UpstreamError && (e.status === 404 || e.status === 400)) throw unknownRegion(region);
-    throw e;
-  }
-  const rows = (body as HpiRow[]).filter(isMonthRow);
-  const months = rows.map((r) => ({
-    date: r.Period,
-    index: num(r["House price index All property types"]),
-    average_price_gbp: num(r["Average price All property types"]),
-    annual_change_percent: num(r["Percentage change (yearly) All property types"]),
-    monthly_change_percent: num(r["Percentage change (monthly) All property types"]),
-    sales_volume: num(r["Sales volume All property types"] ?? r["Sales volume"]),
-    average_price_by_type_gbp: {
-      detached: num(r["Average price Detached houses"]),
-      semi_detached: num(r["Average price Semi-detached houses"]),
-      terraced: num(r["Average price Terraced houses"]),
-      flat_maisonette: num(r["Average price Flats and maisonettes"]),
-    },
-  })).sort((a, b) => (a.date < b.date ? -1 : 1));
-  return { name: rows[0].Name ?? region, months };
-}
-
-const unknownRegion = (region: string) => new Problem({ status: 404, code: "not_found", param: "region", detail: `region: the UK House Price Index has no region "${region}". Use a slug such as united-kingdom, england, england-and-wales, london, south-east, kent, city-of-westminster, wales or scotland.` });
-
-const withIndex = (months: HpiMonth[]) => months.filter((m) => m.index !== null);
-
-export async function houseIndex(ctx: PluginContext) {
-  const { region, months: n } = ctx.params as { region: string; months: number };
-  const { name, months } = await hpiSeries(ctx, region);
-  const values = withIndex(months).slice(-n);
-  return {
-    series: `ukhpi/${region}`,
-    region,
-    name,
-    title: `UK House Price Index: ${name}`,
-    unit: "index",
-    frequency: "monthly",
-    latest: values.at(-1) ?? null,
-    values,
-    note: "The index is published about two months after the month it measures, and recent months are revised as late sales are registered. average_price_gbp is the mix-adjusted average price, not a mean of sales.",
-  };
-}
-
-export async function revalue(ctx: PluginContext) {
-  const { amount, sale_date: saleDate, region } = ctx.params as { amount: number; sale_date: string; region: string };
-  if (day(saleDate) > clock.today()) throw new Problem({ status: 400, code: "invalid_parameter", param: "sale_date", detail: `sale_date cannot be in the future (got ${saleDate}).` });
-  const { name, months } = await hpiSeries(ctx, region);
-  const indexed = withIndex(months);
-  const saleMonth = saleDate.slice(0, 7);
-  const at = indexed.find((m) => m.date === saleMonth);
-  const latest = indexed.at(-1)!;
-  if (!at) {
-    const first = indexed[0]?.date;
-    if (first && saleMonth < first) throw new Problem({ status: 400, code: "invalid_parameter", param: "sale_date", detail: `sale_date: the index for ${name} starts in ${first} (got ${saleDate}).` });
-    throw new Problem({ status: 400, code: "invalid_parameter", param: "sale_date", detail: `sale_date: the index for ${name} is published up to ${latest.date}; ${saleMonth} is not out yet, so there is nothing to revalue by.` });
-  }
-  const factor = latest.index! / at.index!;
-  return {
-    region,
-    name,
-    sale: { date: saleDate, price_gbp: amount, month: at.date, index: at.index },
-    latest: { month: latest.date, index: latest.index },
-    change_percent: Math.round((factor - 1) * 1000) / 10,
-    estimated_value_gbp: Math.round((amount * factor) / 1000) * 1000,
-    estimated_value_exact_gbp: Math.round(amount * factor),
-    note: `The sale price moved with the UK House Price Index for ${name} (all property types) from ${at.date} to ${latest.date}, rounded to the nearest £1,000. An index estimate, not a valuation: it ignores the property's condition, improvements and local differences within the region.`,
   };
 }

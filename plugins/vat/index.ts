@@ -1,51 +1,15 @@
-// vat: check (routes a prefixed VAT number to HMRC or VIES), format (offline syntax and check digits) and rates
-// (our rates file in ibericode/vat-rates' format, dated). The check answers are shaped by the group's transform.
+// vat: format (offline syntax and check digits) and rates (our rates file in ibericode/vat-rates' format, dated):
+// computed here. The checks against HMRC and VIES are YAML steps.
 import fs from "node:fs";
 import path from "node:path";
 import { Problem } from "../../engine/basics/problem.ts";
-import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
-
-// ---- check
-
-const UNAVAILABLE = "VIES could not check the number now (the member state's service is unavailable or busy); this is not a sign that the number is invalid. Try again later. The call was not charged.";
-
-/** What a real answer looks like: HMRC's registration (not registered is its 404), VIES's verdict with its status word. */
-const HMRC_REGISTRATION = "$type(target.vatNumber) = 'string'";
-const VIES_ANSWER = "$type(isValid) = 'boolean' and $type(userError) = 'string'";
 
 /** "gb 553 557-881" -> { country: "GB", number: "553557881" }; Greece's ISO code GR is VIES's EL. */
 export function splitVatNumber(raw: string): { country: string; number: string } {
   const t = raw.toUpperCase().replace(/[\s.\-]/g, "");
   const country = t.slice(0, 2);
   return { country: country === "GR" ? "EL" : country, number: t.slice(2) };
-}
-
-export async function check(ctx: PluginContext): Promise<unknown> {
-  const { country, number } = splitVatNumber(ctx.params.vat_number as string);
-  if (country === "GB") {
-    if (!/^\d{9}(\d{3})?$/.test(number)) {
-      throw new Problem({ status: 400, code: "invalid_parameter", param: "vat_number", detail: "vat_number: a UK VAT number is GB followed by 9 or 12 digits, such as GB553557881." });
-    }
-    try {
-      return await ctx.fetch({ source: "hmrc-vat", path: `/organisations/vat/check-vat-number/lookup/${number}`, expect: { test: HMRC_REGISTRATION } });
-    } catch (e) {
-      if (e instanceof UpstreamError && e.status === 404) return null; // HMRC: not a registered VAT number
-      if (e instanceof UpstreamError && e.status === 400) {
-        throw new Problem({ status: 400, code: "invalid_parameter", param: "vat_number", detail: "vat_number: HMRC refused the number as a VAT registration number (9 or 12 digits)." });
-      }
-      throw e;
-    }
-  }
-  const body = (await ctx.fetch({ source: "vies", path: `/ms/${country}/vat/${encodeURIComponent(number)}`, cacheMs: 600_000, expect: { test: VIES_ANSWER } })) as { userError: string };
-  const error = body.userError;
-  if (error === "INVALID_INPUT") {
-    throw new Problem({ status: 400, code: "invalid_parameter", param: "vat_number", detail: `vat_number: VIES refused ${country}${number} as input (not the format of a ${country} VAT number).` });
-  }
-  if (error !== "VALID" && error !== "INVALID") {
-    throw new Problem({ status: 502, code: "upstream_error", detail: `${UNAVAILABLE} (VIES: ${error})`, extra: { upstream: "vies", vies_error: error } });
-  }
-  return body;
 }
 
 // ---- format

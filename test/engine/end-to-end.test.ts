@@ -414,9 +414,9 @@ examples:
       loadRegistry({ rootDir: ROOT, endpointsDir: endpointsWith({ "uk-property/_group.yaml": group, "uk-property/thing.yaml": withPlugin(name) }) });
     it("<function> is index.ts's, <file>.<function> is <file>.ts's", async () => {
       const { leaseLength } = await import("../../plugins/uk-property/index.ts");
-      const { soldPrices } = await import("../../plugins/uk-property/prices.ts");
+      const { areaReport } = await import("../../plugins/uk-property/area.ts");
       assert.equal((await load("leaseLength")).find("uk-property", "thing")!.plugin!.fn, leaseLength);
-      assert.equal((await load("prices.soldPrices")).find("uk-property", "thing")!.plugin!.fn, soldPrices);
+      assert.equal((await load("area.areaReport")).find("uk-property", "thing")!.plugin!.fn, areaReport);
     });
     it("stops with the file and the function it cannot find", async () => {
       await assert.rejects(load("nothing"), /uk-property\/thing\.yaml: plugins\/uk-property\/index\.ts exports no function "nothing"/);
