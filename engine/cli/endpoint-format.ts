@@ -1,10 +1,13 @@
 // npm run docs: writes docs/endpoint-format.md, the reference of the endpoint and group files, from the
-// descriptions in schemas/endpoint.schema.json and schemas/group.schema.json (test/docs/endpoint-format.test.ts
+// descriptions in schemas/endpoint.schema.json and schemas/group.schema.json, and docs/groups.md (groups-page.ts) (test/docs/endpoint-format.test.ts
 // fails while a property has no description or the page is not what this writes).
 import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../config.ts";
 import type { Command } from "./command.ts";
+import { loadRegistry } from "../endpoints/registry.ts";
+import { readSources } from "../upstream/sources.ts";
+import { GROUPS_PAGE, renderGroupsPage } from "./groups-page.ts";
 
 type Schema = { [key: string]: any };
 
@@ -18,7 +21,9 @@ export const docsCommands: Record<string, Command> = {
   async docs() {
     const { rootDir } = loadConfig();
     fs.writeFileSync(path.join(rootDir, ENDPOINT_FORMAT_PAGE), renderEndpointFormat(rootDir));
-    console.log(`${ENDPOINT_FORMAT_PAGE} written.`);
+    const registry = await loadRegistry({ rootDir, endpointsDir: path.join(rootDir, "endpoints") });
+    fs.writeFileSync(path.join(rootDir, GROUPS_PAGE), renderGroupsPage(rootDir, registry, readSources(path.join(rootDir, "sources.yaml"), {})));
+    console.log(`${ENDPOINT_FORMAT_PAGE} and ${GROUPS_PAGE} written.`);
   },
 };
 

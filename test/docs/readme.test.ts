@@ -5,6 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { credentialVars, readSources } from "../../engine/upstream/sources.ts";
 import { ROOT } from "../support/helpers.ts";
+import { loadRegistry } from "../../engine/endpoints/registry.ts";
+import { GROUPS_PAGE, renderGroupsPage } from "../../engine/cli/groups-page.ts";
 
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), "utf8");
 const docsPages = fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
@@ -56,6 +58,12 @@ describe("docs pages", () => {
       assert.ok(page.includes(`\`${s.envVar}\``), `${s.envVar} listed`);
       for (const v of credentialVars(s)) assert.ok(page.includes(`\`${v}\``), `${v} listed`);
     }
+  });
+
+  it("docs/groups.md is what npm run docs writes from the endpoint files now", async () => {
+    const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
+    const current = renderGroupsPage(ROOT, registry, readSources(path.join(ROOT, "sources.yaml"), {}));
+    assert.ok(read(GROUPS_PAGE) === current, `${GROUPS_PAGE} is not current: run npm run docs and commit it`);
   });
 
   it("docs/groups.md lists every group with its number of endpoints, and its README where it has one", () => {
