@@ -15,7 +15,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import autocannon from "autocannon";
 import pg from "pg";
-import { startChild, startService, tempDir, rssMb, type Child } from "./processes.ts";
+import { cpuMs, startChild, startService, tempDir, rssMb, type Child } from "./processes.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -39,7 +39,7 @@ export default async function accessBench(): Promise<void> {
   try {
     const upstream = await startChild(["bench/fake-upstream.ts", path.join(ROOT, "endpoints/bank-of-england/fixtures/IUDBEDR-since-2000.csv"), "application/csv"], process.env);
     children.push(upstream);
-    const env = { ...process.env, DATASET_REFRESH: "off", UPSTREAM_BANK_OF_ENGLAND: upstream.url, ALLOWANCE_BANK_OF_ENGLAND: "0/100000000", ALLOWANCE_IMEI: "0/100000000", DATABASE_URL: "", NODE_ENV: "production" };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATASET_REFRESH: "off", UPSTREAM_BANK_OF_ENGLAND: upstream.url, ALLOWANCE_BANK_OF_ENGLAND: "0/100000000", ALLOWANCE_IMEI: "0/100000000", DATABASE_URL: "", NODE_ENV: "production" };
     delete env.LOG_LEVEL;
 
     const runs: Run[] = [];
@@ -70,11 +70,25 @@ export default async function accessBench(): Promise<void> {
     children.push(bare);
     runs.unshift(...CALLS.map((call) => ({ label: `bare Express, ${call.name}`, call, url: bare.url, headers: {} })));
 
-    console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s each in turns (medians); each process on its own, the load from this one`);
-    const load = (run: Run, duration: number) => autocannon({ url: `${run.url}${run.call.path}`, connections: CONNECTIONS, duration, headers: run.headers });
+    console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s each in turns (medians); each process on its own, the load from this one.`);
+    console.log("CPU: the server process's own CPU time per call (not PostgreSQL's), and bare Express's per call divided by it: what the ratio would be on a machine where each process had a core of its own.");
+    const pidOf = (run: Run) => children.find((c) => c.url === run.url)!.pid;
+    /** A run of the load, and the CPU time the server process spent per call meanwhile (robust to a busy machine). */
+    const load = async (run: Run, duration: number) => {
+      const cpu0 = cpuMs(pidOf(run));
+      const result = await autocannon({ url: `${run.url}${run.call.path}`, connections: CONNECTIONS, duration, headers: run.headers });
+      return { result, cpuUs: (1000 * (cpuMs(pidOf(run)) - cpu0)) / Math.max(1, result.requests.total) };
+    };
     for (const run of runs) await load(run, 1);
     const results = new Map<Run, autocannon.Result[]>(runs.map((r) => [r, []]));
-    for (let r = 0; r < ROUNDS; r++) for (const run of runs) results.get(run)!.push(await load(run, DURATION_S));
+    const cpu = new Map<Run, number[]>(runs.map((r) => [r, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const run of runs) {
+        const { result, cpuUs } = await load(run, DURATION_S);
+        results.get(run)!.push(result);
+        cpu.get(run)!.push(cpuUs);
+      }
+    }
 
     for (const run of runs) {
       const mine = results.get(run)!;
@@ -87,7 +101,9 @@ export default async function accessBench(): Promise<void> {
       const target = run.store ? TARGETS[run.store] : undefined;
       const spread = run.store ? `(${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})` : "";
       const verdict = target ? `target >= ${target}, p99 < ${P99_MS} ms: ${ratio >= target && p99 < P99_MS ? "met" : "NOT MET"}` : "";
-      console.log(`${run.label.padEnd(36)} ${median(mine.map((m) => m.requests.average)).toFixed(0).padStart(6)} req/s  ${ratio.toFixed(2)} of bare ${spread.padEnd(11)}  p50 ${String(p50).padStart(3)} ms  p99 ${String(p99).padStart(3)} ms  errors ${errors}  ${verdict}`);
+      const cpuUs = median(cpu.get(run)!);
+      const cpuRatio = median(cpu.get(bareRun)!) / cpuUs;
+      console.log(`${run.label.padEnd(36)} ${median(mine.map((m) => m.requests.average)).toFixed(0).padStart(6)} req/s  ${ratio.toFixed(2)} of bare ${spread.padEnd(11)}  p50 ${String(p50).padStart(3)} ms  p99 ${String(p99).padStart(3)} ms  CPU ${cpuUs.toFixed(0).padStart(4)} µs/call (${cpuRatio.toFixed(2)} of bare's)  errors ${errors}  ${verdict}`);
     }
     for (const run of runs.filter((r) => r.store && r.call === CALLS[0])) {
       const service = children.find((c) => c.url === run.url)!;

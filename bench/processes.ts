@@ -35,6 +35,12 @@ export function rssMb(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/** CPU time (user + system) a process has spent so far, in ms (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Runs `node <args>` (a file of this repository) with PORT set, and waits for readyPath to answer 200. */
 export async function startChild(args: string[], env: NodeJS.ProcessEnv, readyPath = "/health"): Promise<Child> {
   const port = await freePort();
