@@ -53,8 +53,9 @@ export function createHttpApp(engine: Engine): Express {
     }
   });
 
-  const openapi = JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl));
-  const docs = renderDocsPage(engine.registry, engine.config.baseUrl);
+  // Built by their first request, not at start-up.
+  let openapi: string | undefined;
+  let docs: string | undefined;
   app.get("/health", (_req, res) => {
     const datasets = engine.datasets.status().map((d) => ({
       name: d.name,
@@ -73,8 +74,8 @@ export function createHttpApp(engine: Engine): Express {
     });
     res.json({ status: "ok", endpoints: engine.registry.endpoints.size, datasets, credentials_missing, ...(engine.cluster ? { cluster: engine.cluster.health() } : {}) });
   });
-  app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi));
-  app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs));
+  app.get("/openapi.json", (_req, res) => void res.type("application/json").send(openapi ??= JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl))));
+  app.get(["/", "/problems"], (_req, res) => void res.type("html").send(docs ??= renderDocsPage(engine.registry, engine.config.baseUrl)));
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));
 
   mountAccessRoutes(app, engine);
