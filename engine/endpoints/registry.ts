@@ -1,6 +1,7 @@
 // Loads every endpoint file, merges its group's defaults, validates it against schemas/ and compiles it.
 // A bad file stops start-up with its path and the exact problem.
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import YAML from "yaml";
 // The endpoint files are read with js-yaml (YAML 1.2 core schema, as the yaml package reads them: the same values
@@ -41,6 +42,8 @@ export function allowanceOverride(env: NodeJS.ProcessEnv, group: string, operati
 
 export class RegistryError extends Error {}
 
+const requireModule = createRequire(import.meta.url);
+
 
 function schemaValidator(ajv: Ajv2020, rootDir: string, name: string): ValidateFunction {
   return ajv.compile(JSON.parse(fs.readFileSync(path.join(rootDir, "schemas", name), "utf8")));
@@ -50,14 +53,22 @@ function schemaValidator(ajv: Ajv2020, rootDir: string, name: string): ValidateF
  * `plugin: <function>` is plugins/<group>/index.ts's export; `plugin: <file>.<function>` is plugins/<group>/<file>.ts's.
  * An endpoint file never names another group's code: what several groups share is imported from plugins/shared/.
  */
-async function loadPlugin(rootDir: string, group: string, name: string): Promise<PluginFn> {
+async function loadPlugin(rootDir: string, group: string, name: string, lazy: boolean): Promise<{ name: string; fn: PluginFn }> {
   const [file, fnName] = name.includes(".") ? name.split(".") : ["index", name];
   const rel = `plugins/${group}/${file}.ts`;
   const found = path.join(rootDir, rel);
   if (!fs.existsSync(found)) throw new Error(`plugin file ${rel} does not exist`);
-  const mod = (await import(found)) as Record<string, unknown>;
-  if (typeof mod[fnName] !== "function") throw new Error(`${rel} exports no function "${fnName}"`);
-  return mod[fnName] as PluginFn;
+  const exported = (mod: Record<string, unknown>) => {
+    if (typeof mod[fnName] !== "function") throw new Error(`${rel} exports no function "${fnName}"`);
+    return mod[fnName] as PluginFn;
+  };
+  if (!lazy) return { name, fn: exported((await import(found)) as Record<string, unknown>) };
+  // Lazy: the module is loaded by the first use of the function (a synchronous require of the ES module, so that
+  // the pipeline reads fn.validate and fn.datasets as before); start-up loads no plugin code.
+  let fn: PluginFn | undefined;
+  return { name, get fn() {
+    return (fn ??= exported(requireModule(found) as Record<string, unknown>));
+  } };
 }
 
 function compileStep(raw: Record<string, unknown>): Step {
@@ -89,8 +100,8 @@ function compileStep(raw: Record<string, unknown>): Step {
 }
 
 /**
- * lazy (the server): each transform is compiled and each answer schema read when first needed, so start-up does
- * neither (the tests load the registry without it, so that every file is compiled and checked there).
+ * lazy (the server): each transform is compiled, each answer schema read and each plugin module loaded when first
+ * needed, so start-up does none of it (the tests load the registry without it: every file is compiled and checked).
  */
 export async function loadRegistry(opts: { rootDir: string; endpointsDir: string; env?: NodeJS.ProcessEnv; lazy?: boolean }): Promise<Registry> {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -281,7 +292,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     paramSets,
     freeForm: raw.free_form_params === true,
     steps,
-    plugin: raw.plugin ? { name: raw.plugin as string, fn: await loadPlugin(rootDir, group.name, raw.plugin as string) } : undefined,
+    plugin: raw.plugin ? await loadPlugin(rootDir, group.name, raw.plugin as string, lazy) : undefined,
     transform: raw.transform ? located(["transform"], () => compileTransform(raw.transform as string, functions, { lazy })) : undefined,
     transformSource: raw.transform as string | undefined,
     attribution: (raw.attribution as string | undefined) ?? group.attribution,
