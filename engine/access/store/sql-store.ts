@@ -80,7 +80,9 @@ export class SqlStore implements Store {
     this.ownConnection = db.dedicated?.({ asyncCommit: true }) ?? db;
     // SQLite's cost is the commit's own work (its WAL writes), on this thread: a batch that waits one more turn of the
     // event loop gathers more calls per commit. On PostgreSQL the cost is the wait for the server: a batch goes at once.
-    this.allowanceCalls = new StatementBatch((calls) => this.beginAllowanceCalls(calls), { gatherTurns: db.dialect === "sqlite" ? 2 : 1 });
+    // PostgreSQL: a second batch is sent while the first is on the server, on the same connection (pipelined, so
+    // counted after it, in order).
+    this.allowanceCalls = new StatementBatch((calls) => this.beginAllowanceCalls(calls), db.dialect === "sqlite" ? { gatherTurns: 2 } : { inFlight: 2 });
   }
 
   /** Takes this instance's lease and renews it three times a lease. */
