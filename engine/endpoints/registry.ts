@@ -53,7 +53,7 @@ function schemaValidator(ajv: Ajv2020, rootDir: string, name: string): ValidateF
  * `plugin: <function>` is plugins/<group>/index.ts's export; `plugin: <file>.<function>` is plugins/<group>/<file>.ts's.
  * An endpoint file never names another group's code: what several groups share is imported from plugins/shared/.
  */
-async function loadPlugin(rootDir: string, group: string, name: string, lazy: boolean): Promise<{ name: string; fn: PluginFn }> {
+function loadPlugin(rootDir: string, group: string, name: string, lazy: boolean): { name: string; fn: PluginFn } {
   const [file, fnName] = name.includes(".") ? name.split(".") : ["index", name];
   const rel = `plugins/${group}/${file}.ts`;
   const found = path.join(rootDir, rel);
@@ -62,9 +62,10 @@ async function loadPlugin(rootDir: string, group: string, name: string, lazy: bo
     if (typeof mod[fnName] !== "function") throw new Error(`${rel} exports no function "${fnName}"`);
     return mod[fnName] as PluginFn;
   };
-  if (!lazy) return { name, fn: exported((await import(found)) as Record<string, unknown>) };
-  // Lazy: the module is loaded by the first use of the function (a synchronous require of the ES module, so that
-  // the pipeline reads fn.validate and fn.datasets as before); start-up loads no plugin code.
+  // Loaded with a synchronous require of the ES module (so no top-level await in a plugin), now or, lazy, by the
+  // first use of the function, so that the pipeline reads fn.validate and fn.datasets as before: the server's
+  // start-up loads no plugin code, and the tests' registry loads every plugin the same way.
+  if (!lazy) return { name, fn: exported(requireModule(found) as Record<string, unknown>) };
   let fn: PluginFn | undefined;
   return { name, get fn() {
     return (fn ??= exported(requireModule(found) as Record<string, unknown>));
@@ -292,7 +293,7 @@ async function compileEndpoint(raw: Record<string, unknown>, group: Group, file:
     paramSets,
     freeForm: raw.free_form_params === true,
     steps,
-    plugin: raw.plugin ? await loadPlugin(rootDir, group.name, raw.plugin as string, lazy) : undefined,
+    plugin: raw.plugin ? loadPlugin(rootDir, group.name, raw.plugin as string, lazy) : undefined,
     transform: raw.transform ? located(["transform"], () => compileTransform(raw.transform as string, functions, { lazy })) : undefined,
     transformSource: raw.transform as string | undefined,
     attribution: (raw.attribution as string | undefined) ?? group.attribution,
