@@ -32,7 +32,7 @@ export interface CompiledTransform {
 export function compileTransform(source: string, functions: Record<string, string> = {}, opts: { lazy?: boolean } = {}): CompiledTransform {
   if (opts.lazy) {
     let compiled: CompiledTransform | undefined;
-    return { evaluate: (input, b) => (compiled ??= compileTransform(source, functions)).evaluate(input, b) };
+    return { evaluate: async (input, b) => (compiled ??= compileTransform(source, functions)).evaluate(input, b) };
   }
   for (const [name, fn] of Object.entries(functions)) {
     try {
