@@ -162,9 +162,10 @@ class AccessLayer implements AccessService {
 
   /**
    * Counts the call against its buckets, with its ledger row, as final (ok) at once, answered or not: one statement,
-   * the common path. The call failing is the rare path: release gives the count back (the row becomes error). A call
-   * cut off by a stop of the process stays counted: an allowance call costs nothing, so one free call of the day is
-   * the most a caller loses, and never money (credit and x402 calls are reserved, and given back after a stop).
+   * the common path. The call failing is the rare path: release gives the count back (the row becomes error), and a
+   * stop gives back the calls still running (close()). Only a call cut off by a kill (SIGKILL, a crash) stays counted:
+   * an allowance call costs nothing, so one free call of the day is the most a caller loses, and never money (credit
+   * and x402 calls are reserved, and given back after a kill).
    * No grant when a bucket is full: the headers say how things stand.
    */
   private async allowance(principal: string, keyId: string | undefined, claims: BucketClaim[], base: CallBase, secondsLeft: number) {
@@ -201,7 +202,7 @@ class AccessLayer implements AccessService {
     return id;
   }
 
-  /** An allowance or credit grant; a final one was charged as ok already (release still gives it back). */
+  /** An allowance or credit grant; a final one was charged as ok already (an allowance one's release gives it back). */
   private grant(paidBy: Grant["paidBy"], callId: string, final: boolean, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
     headersAfterRelease?: () => Promise<Record<string, string>>): Grant {
     return {
