@@ -1,7 +1,7 @@
 // The part of autocannon's API the benchmarks use (the package ships no types).
 declare module "autocannon" {
   namespace autocannon {
-    interface Histogram { average: number; p50: number; p90: number; p99: number; max: number }
+    interface Histogram { average: number; p50: number; p90: number; p99: number; max: number; total: number }
     interface Result { requests: Histogram; latency: Histogram; throughput: Histogram; errors: number; timeouts: number; non2xx: number; duration: number }
     interface Options { url: string; connections?: number; duration?: number; amount?: number; headers?: Record<string, string>; method?: string }
   }

@@ -8,7 +8,7 @@ import { ResultCache } from "./call/result-cache.ts";
 import { createAccess } from "./access/index.ts";
 import { createDatasets, type Datasets } from "./datasets/index.ts";
 import type { Access } from "./access/types.ts";
-import { Cluster } from "./cluster/redis.ts";
+import type { Cluster } from "./cluster/redis.ts";
 
 export interface Engine {
   config: Config;
@@ -38,8 +38,9 @@ export async function createEngine(opts: EngineOptions = {}): Promise<Engine> {
   const env = opts.env ?? process.env;
   const config = loadConfig(env, opts.config);
   const log = opts.log ?? createLogger(config.logLevel);
-  const registry = await loadRegistry({ rootDir: config.rootDir, endpointsDir: config.endpointsDir, env });
-  const cluster = config.redisUrl ? await Cluster.connect(config.redisUrl, log, config.redisPrefix) : undefined;
+  // What a call needs is compiled when first needed, and Redis's client loaded only with REDIS_URL: start-up time and memory.
+  const registry = await loadRegistry({ rootDir: config.rootDir, endpointsDir: config.endpointsDir, env, lazy: true });
+  const cluster = config.redisUrl ? await (await import("./cluster/redis.ts")).Cluster.connect(config.redisUrl, log, config.redisPrefix) : undefined;
   const upstream = new UpstreamClient(registry.sources, {
     timeoutMs: config.upstreamTimeoutMs, retries: config.upstreamRetries, cacheMaxEntries: config.cacheMaxEntries, log, env,
     budgetMs: config.upstreamBudgetMs, maxBytes: config.upstreamMaxBytes, cluster,

@@ -6,7 +6,8 @@
 //   4. else 402 with the x402 PaymentRequired (header and body) and the three ways forward.
 // An endpoint of price 0 (free allowance only: its upstream's terms forbid selling access) is served from the
 // allowance alone and is never sold: no x402, no credit; once the allowance is spent, 429 allowance_exhausted.
-// Every charge is reserved in the store before the call and made final only when the call succeeded.
+// Credit and x402 charges are reserved in the store before the call and made final only when the call succeeded;
+// an allowance call is counted as final at once and given back if it fails (see allowance()).
 import { Problem } from "../basics/problem.ts";
 import { openStore } from "./store/index.ts";
 import type { Store, BucketClaim, KeyRecord } from "./store/types.ts";
@@ -87,6 +88,8 @@ class AccessLayer implements AccessService {
   private readonly closers: (() => void)[] = [];
   private readonly keyIds = new LRUCache<string, string>({ max: 10_000 });
   private readonly once: Idempotency;
+  /** The allowance calls counted (as final) and not yet answered or given back. */
+  private readonly unanswered = new Set<string>();
 
   constructor(deps: AccessDeps, settings: AccessSettings, store: Store, payments: Payments) {
     this.deps = deps;
@@ -116,14 +119,8 @@ class AccessLayer implements AccessService {
 
     const claims: BucketClaim[] = principal ? endpoint.buckets.map((b) => ({ id: b.id, limit: keyId ? b.key : b.anonymous })) : [];
     if (principal) {
-      const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId });
-      // The reservation already counted this call, so `used` is what a successful call leaves.
-      const used = (begun.ok && begun.used) || (await this.store.usage(principal, day));
-      const headers = rateLimitHeaders(claims, used, secondsLeft);
-      if (begun.ok) {
-        const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, day), secondsLeft);
-        return this.grant("allowance", begun.callId, base.final, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
-      }
+      const { grant, headers, begun } = await this.allowance(principal, keyId, claims, base, secondsLeft);
+      if (grant) return grant;
       if (keyId) {
         // The debit is conditional on the balance: no need to read it first.
         const paid = await this.store.beginCall({ ...base, principal, paidBy: "credit", keyId });
@@ -131,7 +128,7 @@ class AccessLayer implements AccessService {
           return this.grant("credit", paid.callId, base.final, headers, async () => ({ credit_left_usd: usd((await this.store.keyById(keyId))?.creditMicro ?? 0) }));
         }
       }
-      throw this.paymentRequired(call, headers, begun.bucket, Boolean(keyId));
+      throw this.paymentRequired(call, headers, begun.ok ? undefined : begun.bucket, Boolean(keyId));
     }
     throw this.paymentRequired(call, {}, undefined, false);
   }
@@ -153,13 +150,9 @@ class AccessLayer implements AccessService {
       });
     }
     const claims: BucketClaim[] = call.endpoint.buckets.map((b) => ({ id: b.id, limit: keyId ? b.key : b.anonymous }));
-    const begun = await this.store.beginCall({ ...base, principal, paidBy: "allowance", buckets: claims, keyId });
-    const used = (begun.ok && begun.used) || (await this.store.usage(principal, base.day));
-    const headers = rateLimitHeaders(claims, used, secondsLeft);
-    if (begun.ok) {
-      const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, base.day), secondsLeft);
-      return this.grant("allowance", begun.callId, base.final, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
-    }
+    const { grant, headers, begun } = await this.allowance(principal, keyId, claims, base, secondsLeft);
+    if (grant) return grant;
+    if (begun.ok) throw new Error("an allowance call was counted without a grant");
     const where = begun.bucket ? ` (bucket ${begun.bucket})` : "";
     const more = keyId || call.channel !== "mcp" ? "" : ` A free key (${free}) has a larger allowance.`;
     throw new Problem({
@@ -169,6 +162,34 @@ class AccessLayer implements AccessService {
       headers: { ...headers, "Retry-After": String(secondsLeft), "Cache-Control": "no-store" },
       extra: { free_allowance_only: true, retry_after_seconds: secondsLeft, ...(begun.bucket ? { bucket: begun.bucket } : {}) },
     });
+  }
+
+  /**
+   * Counts the call against its buckets, with its ledger row, as final (ok) at once, answered or not: one statement,
+   * the common path. The call failing is the rare path: release gives the count back (the row becomes error), and a
+   * stop gives back the calls still running (close()). Only a call cut off by a kill (SIGKILL, a crash) stays counted:
+   * an allowance call costs nothing, so one free call of the day is the most a caller loses, and never money (credit
+   * and x402 calls are reserved, and given back after a kill).
+   * No grant when a bucket is full: the headers say how things stand.
+   */
+  private async allowance(principal: string, keyId: string | undefined, claims: BucketClaim[], base: CallBase, secondsLeft: number) {
+    const begun = await this.store.beginCall({ ...base, final: true, principal, paidBy: "allowance", buckets: claims, keyId });
+    // The count already includes this call, so `used` is what a successful call leaves.
+    const used = (begun.ok && begun.used) || (await this.store.usage(principal, base.day));
+    const headers = rateLimitHeaders(claims, used, secondsLeft);
+    if (!begun.ok) return { headers, begun };
+    const refreshed = async () => rateLimitHeaders(claims, await this.store.usage(principal, base.day), secondsLeft);
+    const grant = this.grant("allowance", begun.callId, true, headers, async () => ({ allowance_left: remaining(claims, used) }), refreshed);
+    // Until it is answered or given back, the call is one a stop must give back (see close()).
+    this.unanswered.add(begun.callId);
+    const settled = () => this.unanswered.delete(begun.callId);
+    return { headers, begun, grant: { ...grant, commit: () => (settled(), grant.commit()), release: async (problem: Problem) => {
+      try {
+        return await grant.release(problem);
+      } finally {
+        settled();
+      }
+    } } };
   }
 
   /**
@@ -185,7 +206,7 @@ class AccessLayer implements AccessService {
     return id;
   }
 
-  /** An allowance or credit grant; a final one (the call was answered) was charged as ok already. */
+  /** An allowance or credit grant; a final one was charged as ok already (an allowance one's release gives it back). */
   private grant(paidBy: Grant["paidBy"], callId: string, final: boolean, headers: Record<string, string>, meta: () => Promise<Record<string, unknown>>,
     headersAfterRelease?: () => Promise<Record<string, string>>): Grant {
     return {
@@ -356,9 +377,11 @@ class AccessLayer implements AccessService {
     this.closers.push(fn);
   }
 
-  close(): Promise<void> {
+  /** A stop gives back the allowance calls still running (cut off past the grace period), then closes the store. */
+  async close(): Promise<void> {
     for (const fn of this.closers) fn();
-    return this.store.close();
+    await this.store.interruptCalls([...this.unanswered]).catch((err) => this.deps.log.error({ err }, "giving back the calls cut off by the stop failed"));
+    await this.store.close();
   }
 }
 

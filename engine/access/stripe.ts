@@ -1,14 +1,18 @@
 // Card credit through Stripe Checkout: a session per top-up, credited once per paid session by the signed webhook.
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { Problem } from "../basics/problem.ts";
 import type { KeyRecord } from "./store/types.ts";
 import type { Logger } from "../basics/log.ts";
 import type { AccessService } from "./index.ts";
 import type { AccessSettings } from "./settings.ts";
 
-function client(settings: AccessSettings): Stripe {
+/** Stripe's library, loaded by the first card-credit request (most processes never make one). */
+const stripeLibrary = async () => (await import("stripe")).default;
+
+async function client(settings: AccessSettings): Promise<Stripe> {
   const { secretKey, apiUrl } = settings.stripe;
   if (!secretKey) throw new Problem({ status: 503, code: "credit_unavailable", detail: "Card credit is not set up on this service (no STRIPE_SECRET_KEY). Pay per call with x402, or use the free allowance of a key." });
+  const Stripe = await stripeLibrary();
   if (!apiUrl) return new Stripe(secretKey);
   const u = new URL(apiUrl);
   return new Stripe(secretKey, { host: u.hostname, port: Number(u.port || (u.protocol === "https:" ? 443 : 80)), protocol: u.protocol.replace(":", "") as "http" | "https" });
@@ -21,7 +25,7 @@ export async function createCheckout(settings: AccessSettings, key: KeyRecord, a
   }
   const cents = Math.round(amountUsd * 100);
   const base = settings.baseUrl;
-  const session = await client(settings).checkout.sessions.create({
+  const session = await (await client(settings)).checkout.sessions.create({
     mode: "payment",
     line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: cents, product_data: { name: `API credit $${amountUsd.toFixed(2)}` } } }],
     client_reference_id: key.id,
@@ -36,9 +40,10 @@ export async function createCheckout(settings: AccessSettings, key: KeyRecord, a
 export async function handleStripeWebhook(access: AccessService, raw: Buffer, signature: string | undefined, log: Logger): Promise<Record<string, unknown>> {
   const secret = access.settings.stripe.webhookSecret;
   if (!secret) throw new Problem({ status: 503, code: "credit_unavailable", detail: "No STRIPE_WEBHOOK_SECRET is configured." });
+  const { webhooks } = await stripeLibrary();
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(Buffer.isBuffer(raw) ? raw : Buffer.from(""), signature ?? "", secret);
+    event = webhooks.constructEvent(Buffer.isBuffer(raw) ? raw : Buffer.from(""), signature ?? "", secret);
   } catch (e) {
     throw new Problem({ status: 400, code: "webhook_invalid", detail: `The Stripe-Signature does not verify: ${(e as Error).message}` });
   }

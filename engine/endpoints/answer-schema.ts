@@ -52,6 +52,16 @@ export function readAnswerSchema(file: string, declared: unknown): JsonSchema | 
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as JsonSchema) : undefined;
 }
 
+/**
+ * Gives the endpoint its `output`: the answer schema read now, or (lazy) when first asked for, once (the server's
+ * start-up reads none of the files; OpenAPI and the MCP tool list ask when they are first built).
+ */
+export function withAnswerSchema<T extends { output?: JsonSchema }>(endpoint: T, file: string, declared: unknown, lazy: boolean): T {
+  if (!lazy) return Object.assign(endpoint, { output: readAnswerSchema(file, declared) });
+  let read: { schema: JsonSchema | undefined } | undefined;
+  return Object.defineProperty(endpoint, "output", { enumerable: true, configurable: true, get: () => (read ??= { schema: readAnswerSchema(file, declared) }).schema });
+}
+
 /** The answer schema file's content for these answers. */
 export function derivedAnswerSchema(samples: unknown[]): JsonSchema {
   return { $comment: "Derived from the endpoint's examples by `npm run answers`; edit the examples, not this file.", ...inferSchema(samples) };

@@ -28,8 +28,13 @@ export interface CompiledTransform {
 /**
  * A transform, with the group's shared functions (`functions:` in _group.yaml, each a JSONata function) bound
  * by name before it runs. A syntax error names its line and column in the transform (or the function).
+ * lazy: compiled by its first evaluation (the server's start-up compiles none; a syntax error is that call's 500).
  */
-export function compileTransform(source: string, functions: Record<string, string> = {}): CompiledTransform {
+export function compileTransform(source: string, functions: Record<string, string> = {}, opts: { lazy?: boolean } = {}): CompiledTransform {
+  if (opts.lazy) {
+    let compiled: CompiledTransform | undefined;
+    return { evaluate: async (input, b) => (compiled ??= compileTransform(source, functions)).evaluate(input, b) };
+  }
   for (const [name, fn] of Object.entries(functions)) {
     try {
       jsonata(fn);

@@ -66,8 +66,9 @@ export function createHttpApp(engine: Engine): Express {
     }
   });
 
-  const openapi = fixedBody("application/json", JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl, offersOf(engine))));
-  const docs = fixedBody("html", renderDocsPage(engine.registry, engine.config.baseUrl));
+  // Built by their first request, not at start-up.
+  const openapi = fixedBody("application/json", () => JSON.stringify(buildOpenApi(engine.registry, engine.config.baseUrl, offersOf(engine))));
+  const docs = fixedBody("html", () => renderDocsPage(engine.registry, engine.config.baseUrl));
   const groupPages = new Map<string, ReturnType<typeof fixedBody>>();
   app.get("/health", (_req, res) => {
     const datasets = engine.datasets.status().map((d) => ({
@@ -96,7 +97,7 @@ export function createHttpApp(engine: Engine): Express {
     if (!group) return next();
     // Each page is made when first asked for, not at start-up (all of them together take about 0.1 s).
     let page = groupPages.get(group.name);
-    if (!page) groupPages.set(group.name, (page = fixedBody("html", renderGroupPage(group, engine.config.baseUrl))));
+    if (!page) groupPages.set(group.name, (page = fixedBody("html", () => renderGroupPage(group, engine.config.baseUrl))));
     return page(req, res);
   });
   app.get(["/favicon.ico", "/favicon.svg"], (_req, res) => void res.type("image/svg+xml").set("cache-control", "public, max-age=86400").send(FAVICON_SVG));

@@ -20,7 +20,8 @@ const INSTRUCTIONS =
   "daily allowance per client (larger with a free key sent as X-API-Key); past it, a call answers with x402 payment requirements.";
 
 export function mountMcp(app: Express, engine: Engine): void {
-  const toolbox = createToolbox(engine);
+  // The tools (and search_apis's index) are built by the first MCP request, not at start-up.
+  let toolbox: Toolbox | undefined;
   const groupNames = [...engine.registry.groups.keys()];
 
   app.use("/mcp", hostCheck(allowedHosts(engine.config.baseUrl, engine.env.MCP_ALLOWED_HOSTS)));
@@ -43,7 +44,7 @@ export function mountMcp(app: Express, engine: Engine): void {
     const messages: unknown[] = batch ? req.body : [req.body];
     const { forward, refusals } = screen(messages, batch);
     try {
-      const answered = await answerWithSdk(buildServer(toolbox, groups, req.ip ?? "unknown"), req, batch || !forward.length ? forward : forward[0]);
+      const answered = await answerWithSdk(buildServer(toolbox ??= createToolbox(engine), groups, req.ip ?? "unknown"), req, batch || !forward.length ? forward : forward[0]);
       if (answered.status !== 200 && answered.status !== 202) return await sendAsIs(res, answered);
       const text = await answered.text();
       const byId = new Map<unknown, unknown>((text ? [JSON.parse(text)].flat() : []).map((a: { id?: unknown }) => [a.id, a]));

@@ -1,13 +1,16 @@
 // The public-holidays group: Nager.Date (source nager-date, base URL configurable with UPSTREAM_NAGER_DATE),
 // with the date-holidays library as the fallback whenever Nager.Date fails or does not cover a country. Every
 // answer says which of the two answered (source) and why the fallback was used (fallback_reason).
-import Holidays from "date-holidays";
+import type HolidaysType from "date-holidays";
+import { lazy } from "../shared/lazy.ts";
 import { Problem } from "../../engine/basics/problem.ts";
 import { clock } from "../../engine/basics/clock.ts";
 import { UpstreamError } from "../../engine/upstream/error.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import type { ParamValues } from "../../engine/endpoints/params.ts";
 import { zonesOfCountry } from "../shared/tz.ts";
+
+const holidaysLibrary = lazy<typeof HolidaysType>("date-holidays");
 
 const DAY = 86_400_000;
 const NAGER_CACHE_MS = DAY;
@@ -85,7 +88,7 @@ function fromNager(h: NagerHoliday): Holiday {
 
 /** The countries date-holidays knows, read once. */
 let libraryCountries: Set<string> | undefined;
-const libraryCountryCodes = () => (libraryCountries ??= new Set(Object.keys(new Holidays().getCountries("en"))));
+const libraryCountryCodes = () => (libraryCountries ??= new Set(Object.keys(new (holidaysLibrary())().getCountries("en"))));
 
 /**
  * A year's list never changes for a given library version, and working it out is slow (the worldwide fallback
@@ -104,11 +107,11 @@ function fromLibrary(country: string, year: number, subdivision?: string): Holid
 /** date-holidays' list for a year: public and bank days off and, on request, the other kinds. */
 function workOutLibraryList(country: string, year: number, subdivision?: string): Holiday[] | undefined {
   if (!libraryCountryCodes().has(country)) return undefined;
-  const national = new Holidays(country);
+  const national = new (holidaysLibrary())(country);
   const local = national.getLanguages()[0] ?? "en";
   const nationalDays = new Set(national.getHolidays(year, "en").map((h) => `${h.date} ${h.rule}`));
   const state = subdivision?.split("-")[1];
-  const hd = state ? new Holidays(country, state) : national;
+  const hd = state ? new (holidaysLibrary())(country, state) : national;
   const localNames = new Map(hd.getHolidays(year, local).map((h) => [`${h.date} ${h.rule}`, h.name]));
   return hd.getHolidays(year, "en").map((h) => {
     const key = `${h.date} ${h.rule}`;
@@ -318,7 +321,7 @@ export async function countries(ctx: PluginContext) {
     return { source: "nager-date", fallback_reason: null, count: r.length, countries: r.map((c) => ({ code: c.countryCode, name: c.name })), note: "The countries Nager.Date covers; the others may still be answered by the date-holidays fallback." };
   }
   ctx.record({ ...FALLBACK_PROVENANCE, fetched_at: new Date().toISOString() });
-  const all = new Holidays().getCountries("en");
+  const all = new (holidaysLibrary())().getCountries("en");
   const list = Object.entries(all).map(([code, name]) => ({ code, name }));
   return { source: "date-holidays", fallback_reason: r, count: list.length, countries: list, note: `The countries of the date-holidays library, because ${r.replace(/^./, (c) => c.toLowerCase())}` };
 }

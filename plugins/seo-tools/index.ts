@@ -3,11 +3,13 @@
 // head tags as search engines read them, and a URL's redirect chain hop by hop.
 import { gunzipSync } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
-import { parseHTML } from "linkedom";
 import { Problem } from "../../engine/basics/problem.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { fetchPage, fetchProblem } from "../shared/fetch-page.ts";
+import { lazy } from "../shared/lazy.ts";
 import { cachedRobots, checkUrl, fetchRobots, robotsParser, safeFetch, SafeFetchError, userAgent, type SafeResponse } from "../shared/safe-fetch.ts";
+
+const linkedom = lazy<typeof import("linkedom")>("linkedom");
 
 const SITEMAP_MAX_BYTES = 10 * 1024 * 1024;
 const MAX_CHILD_SITEMAPS = 10;
@@ -204,7 +206,7 @@ type Doc = { querySelector(s: string): El | null; querySelectorAll(s: string): A
 
 export async function pageMeta(ctx: PluginContext): Promise<unknown> {
   const page = await fetchPage(ctx, String(ctx.params.url), { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1", maxBytes: 2 * 1024 * 1024, allowErrors: true });
-  const { document } = parseHTML(page.text()) as unknown as { document: Doc };
+  const { document } = linkedom().parseHTML(page.text()) as unknown as { document: Doc };
   const all = (sel: string) => Array.from(document.querySelectorAll(sel));
   const metaContent = (sel: string) => document.querySelector(sel)?.getAttribute("content")?.trim() || null;
   const abs = (href: string | null) => {

@@ -16,7 +16,8 @@ import type { LookupFunction } from "node:net";
 import got from "got";
 import robotsParserModule from "robots-parser";
 import { LRUCache } from "lru-cache";
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
+import type { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
+import { lazy } from "./lazy.ts";
 import { USER_AGENT } from "../../engine/upstream/exchange.ts";
 import { NOT_RECORDED, replaying } from "../../engine/testmode/recordings.ts";
 import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/upstream/url-gate.ts";
@@ -40,16 +41,19 @@ export const DEFAULT_MAX_REDIRECTS = 5;
 const ROBOTS_MAX_BYTES = 500 * 1024; // RFC 9309: crawlers must parse at least 500 KiB
 const ROBOTS_TTL_MS = 3_600_000;
 
+const filtering = lazy<typeof import("request-filtering-agent")>("request-filtering-agent");
+
 function makeAgents(): { http: RequestFilteringHttpAgent; https: RequestFilteringHttpsAgent } {
   const opts = { keepAlive: false, allowIPAddressList: testAddressPolicy()?.allowAddresses ?? [], denyIPAddressList: DENIED_ADDRESSES };
+  const { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } = filtering();
   return { http: new RequestFilteringHttpAgent(opts), https: new RequestFilteringHttpsAgent(opts) };
 }
-let agents = makeAgents();
+let agents: ReturnType<typeof makeAgents> | undefined;
 let agentsPolicy: TestPolicy | undefined;
 
-/** The filtering agents, rebuilt when a test changes the address policy. */
+/** The filtering agents, made when first needed and rebuilt when a test changes the address policy. */
 function currentAgents(): ReturnType<typeof makeAgents> {
-  if (agentsPolicy !== testAddressPolicy()) {
+  if (!agents || agentsPolicy !== testAddressPolicy()) {
     agentsPolicy = testAddressPolicy();
     agents = makeAgents();
   }

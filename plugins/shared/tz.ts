@@ -1,16 +1,24 @@
 // Time-zone arithmetic on the runtime's Intl (the IANA tz database compiled into Node's ICU; no Temporal in
 // Node 24), zone names from @vvo/tzdb and points-to-zone from geo-tz. Shared by time-zones, ip-geolocation and public-holidays.
-import { getTimeZones, type TimeZone } from "@vvo/tzdb";
-import { find, setCache } from "geo-tz/all";
+import type { TimeZone } from "@vvo/tzdb";
 import { LRUCache } from "lru-cache";
+import { lazy } from "./lazy.ts";
 
-// geo-tz keeps every polygon tile it has read, forever, unless given a store: keep a bounded one.
-setCache({ store: new LRUCache<string, object>({ max: 500 }) as unknown as Map<string, unknown> });
+// The zone list and geo-tz's boundaries are read when a call first needs them, not at start-up.
+const tzdb = lazy<typeof import("@vvo/tzdb")>("@vvo/tzdb");
+let geoTz: typeof import("geo-tz/all") | undefined;
+function boundaries(): typeof import("geo-tz/all") {
+  if (!geoTz) {
+    geoTz = lazy<typeof import("geo-tz/all")>("geo-tz/all")();
+    // geo-tz keeps every polygon tile it has read, forever, unless given a store: keep a bounded one.
+    geoTz.setCache({ store: new LRUCache<string, object>({ max: 500 }) as unknown as Map<string, unknown> });
+  }
+  return geoTz;
+}
 
 export const TZDATA_VERSION: string | null = process.versions.tz ?? null;
 export const BOUNDARIES_ATTRIBUTION = "Time zone boundaries: timezone-boundary-builder, © OpenStreetMap contributors (ODbL 1.0), via geo-tz";
 
-const ZONES: TimeZone[] = getTimeZones({ includeUtc: true });
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Intl's own (CLDR, sometimes legacy) ID for a zone, or undefined when Intl does not know it. */
@@ -22,16 +30,23 @@ function intlId(id: string): string | undefined {
   }
 }
 
+let zones: { list: TimeZone[]; modernByIntl: Map<string, TimeZone> } | undefined;
+
 // Intl answers Europe/Kiev for Europe/Kyiv and Asia/Calcutta for Asia/Kolkata: map its IDs to the modern IANA
 // names @vvo/tzdb uses, and keep each modern zone's group of merged or renamed IDs as its aliases.
-const modernByIntl = new Map<string, TimeZone>();
-for (const z of ZONES) {
-  for (const id of [z.name, ...z.group]) {
-    const i = intlId(id);
-    if (i && !modernByIntl.has(i)) modernByIntl.set(i, z);
+function zoneList(): { list: TimeZone[]; modernByIntl: Map<string, TimeZone> } {
+  if (zones) return zones;
+  const list = tzdb().getTimeZones({ includeUtc: true });
+  const modernByIntl = new Map<string, TimeZone>();
+  for (const z of list) {
+    for (const id of [z.name, ...z.group]) {
+      const i = intlId(id);
+      if (i && !modernByIntl.has(i)) modernByIntl.set(i, z);
+    }
+    const own = intlId(z.name);
+    if (own) modernByIntl.set(own, z);
   }
-  const own = intlId(z.name);
-  if (own) modernByIntl.set(own, z);
+  return (zones = { list, modernByIntl });
 }
 
 export interface Zone {
@@ -47,7 +62,7 @@ export interface Zone {
 export function resolveZone(input: string): Zone | undefined {
   const i = intlId(input.trim());
   if (!i) return undefined;
-  const info = modernByIntl.get(i);
+  const info = zoneList().modernByIntl.get(i);
   if (info && (info.name === i || info.group.includes(i) || intlId(info.name) === i)) {
     return { id: info.name, aliases: info.group.filter((g) => g !== info.name), country_code: info.countryCode || null, info };
   }
@@ -55,7 +70,7 @@ export function resolveZone(input: string): Zone | undefined {
 }
 
 export function zonesOfCountry(code: string | undefined): TimeZone[] {
-  return ZONES.filter((z) => !code || z.countryCode === code);
+  return zoneList().list.filter((z) => !code || z.countryCode === code);
 }
 
 function formatter(tz: string, kind: "offset" | "parts" | "short"): Intl.DateTimeFormat {
@@ -169,5 +184,5 @@ export function instantOf(tz: string, wallMs: number, rule: Disambiguation): { m
 
 /** The zone IDs of the polygons containing a point (geo-tz, comprehensive data set). */
 export function zonesAtPoint(lat: number, lng: number): string[] {
-  return find(lat, lng).map((id) => resolveZone(id)?.id ?? id);
+  return boundaries().find(lat, lng).map((id) => resolveZone(id)?.id ?? id);
 }

@@ -3,18 +3,27 @@
 // short in-house check-digit rules (ABA, ISSN, LEI, IMO). Nothing here says that a number, account, company,
 // card or mailbox exists: each answer says what a format check cannot tell.
 import { Resolver } from "node:dns/promises";
-import * as ibantools from "ibantools";
-import { checkVAT, countries as vatCountries } from "jsvat-next";
-import ISBN from "isbn3";
-import cardValidator from "card-validator";
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import { parse as parsePostcode } from "postcode";
-import UkModulusChecking from "uk-modulus-checking";
-import validator from "validator";
+import type * as ibantools from "ibantools";
+import type { CountryCode } from "libphonenumber-js/max";
+import type UkModulusCheckingType from "uk-modulus-checking";
+import type ISBNType from "isbn3";
+import type CardValidatorType from "card-validator";
+import type ValidatorType from "validator";
+import { lazy } from "../shared/lazy.ts";
 import { Problem, badParam } from "../../engine/basics/problem.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { localPostcodes } from "../shared/postcodes.ts";
 import type { ParamValues } from "../../engine/endpoints/params.ts";
+
+// Each library is loaded by the first call that needs it.
+const ibans = lazy<typeof ibantools>("ibantools");
+const jsvat = lazy<typeof import("jsvat-next")>("jsvat-next");
+const isbn = lazy<typeof ISBNType>("isbn3");
+const cards = lazy<typeof CardValidatorType>("card-validator");
+const phones = lazy<typeof import("libphonenumber-js/max")>("libphonenumber-js/max");
+const postcodes = lazy<typeof import("postcode")>("postcode");
+const ukModulus = lazy<typeof UkModulusCheckingType>("uk-modulus-checking");
+const emails = lazy<typeof ValidatorType>("validator");
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const countryName = (code: string | null | undefined) => {
@@ -49,16 +58,16 @@ function sortCodeAccount(code: string | null, parts: ibantools.ExtractIBANResult
 
 export function iban(ctx: PluginContext) {
   const input = ctx.params.iban as string;
-  const electronic = ibantools.electronicFormatIBAN(input) ?? "";
-  const result = ibantools.validateIBAN(electronic);
-  const parts = result.valid ? ibantools.extractIBAN(electronic) : undefined;
+  const electronic = ibans().electronicFormatIBAN(input) ?? "";
+  const result = ibans().validateIBAN(electronic);
+  const parts = result.valid ? ibans().extractIBAN(electronic) : undefined;
   const code = /^[A-Z]{2}/.test(electronic) ? electronic.slice(0, 2) : null;
   return {
     input,
     valid: result.valid,
     errors: result.errorCodes.map((c) => ({ code: IBAN_ERRORS[c]?.[0] ?? String(c), text: IBAN_ERRORS[c]?.[1] ?? null })),
     electronic_format: electronic || null,
-    print_format: electronic ? ibantools.friendlyFormatIBAN(electronic) ?? null : null,
+    print_format: electronic ? ibans().friendlyFormatIBAN(electronic) ?? null : null,
     country: country(code),
     check_digits: /^[A-Z]{2}\d{2}/.test(electronic) ? electronic.slice(2, 4) : null,
     bban: parts?.bban ?? null,
@@ -115,7 +124,7 @@ export function bankCode(ctx: PluginContext) {
     };
   }
   let modulus: boolean | null = null;
-  if (account !== undefined) modulus = new UkModulusChecking({ accountNumber: account, sortCode: code }).isValid();
+  if (account !== undefined) modulus = new (ukModulus())({ accountNumber: account, sortCode: code }).isValid();
   return {
     scheme, input: raw, valid: modulus ?? true, normalised: `${code.slice(0, 2)}-${code.slice(2, 4)}-${code.slice(4)}`,
     account: account ?? null,
@@ -133,7 +142,7 @@ export function vat(ctx: PluginContext) {
   // Greece writes EL in VAT numbers, not its ISO code GR.
   const prefix = given === "GR" ? "EL" : given;
   if (prefix && !value.startsWith(prefix)) value = prefix + value;
-  const r = checkVAT(value, vatCountries);
+  const r = jsvat().checkVAT(value, jsvat().countries);
   const code = r.country?.isoCode.short ?? null;
   return {
     input,
@@ -207,8 +216,8 @@ export function identifier(ctx: PluginContext) {
   const { type, input, digits } = identifierInput(ctx.params);
   switch (type) {
     case "isbn": {
-      const p = ISBN.parse(digits);
-      const audit = ISBN.audit(digits);
+      const p = isbn().parse(digits);
+      const audit = isbn().audit(digits);
       const expected = digits.length === 10 ? tenCheck(digits) : thirteenCheck(digits);
       const valid = !!p?.isValid;
       return identifierResult(type, input, valid, valid ? p!.isbn13 ?? null : null, digits.slice(-1), expected, {
@@ -281,7 +290,7 @@ card.validate = (params: ParamValues) => void cardDigits(params);
 export function card(ctx: PluginContext) {
   // The number itself is never repeated in an answer or an error: only its last four digits.
   const digits = cardDigits(ctx.params);
-  const v = cardValidator.number(digits);
+  const v = cards().number(digits);
   const c = v.card;
   return {
     valid: v.isValid,
@@ -325,7 +334,7 @@ async function mailHosts(domain: string): Promise<{ verdict: MailVerdict; mx: { 
 
 export async function email(ctx: PluginContext) {
   const input = (ctx.params.email as string).trim();
-  const valid = validator.isEmail(input, { allow_utf8_local_part: true, require_tld: true });
+  const valid = emails().isEmail(input, { allow_utf8_local_part: true, require_tld: true });
   const at = input.lastIndexOf("@");
   const local = at > 0 ? input.slice(0, at) : null;
   const domain = at > 0 ? input.slice(at + 1).toLowerCase() : null;
@@ -361,7 +370,7 @@ phone.validate = (params: ParamValues) => void phoneInput(params);
 
 export function phone(ctx: PluginContext) {
   const { input, region } = phoneInput(ctx.params);
-  const p = parsePhoneNumberFromString(input, region ? { defaultCountry: region } : undefined);
+  const p = phones().parsePhoneNumberFromString(input, region ? { defaultCountry: region } : undefined);
   if (!p) {
     return { input, possible: false, valid: false, type: null, country: null, country_calling_code: null, e164: null, national_format: null, international_format: null,
       note: "This is not a phone number in any numbering plan known to libphonenumber." };
@@ -390,7 +399,7 @@ export function ukPostcode(ctx: PluginContext) {
   // The Girobank postcode is real but breaks the pattern the library checks.
   const p = compact === "GIR0AA"
     ? { valid: true, postcode: "GIR 0AA", outcode: "GIR", incode: "0AA", area: "GIR", district: "GIR", subDistrict: null, sector: "GIR 0", unit: "AA" }
-    : parsePostcode(compact);
+    : postcodes().parse(compact);
   let exists: boolean | null = null;
   let existsNote = "Not checked: the format is not valid.";
   if (p.valid) {

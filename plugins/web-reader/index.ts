@@ -2,13 +2,15 @@
 // public addresses only, robots.txt honoured, size and time capped), read with Mozilla's Readability on a
 // linkedom document (no scripts run), and given back as Markdown, text or cleaned HTML; its links; or a PDF's
 // text with unpdf.
-import { parseHTML } from "linkedom";
-import { Readability, isProbablyReaderable } from "@mozilla/readability";
-import TurndownService from "turndown";
-import { extractText, getDocumentProxy, getMeta } from "unpdf";
+import type TurndownService from "turndown";
+import { lazy } from "../shared/lazy.ts";
 import { Problem } from "../../engine/basics/problem.ts";
 import type { PluginContext } from "../../engine/endpoints/plugin.ts";
 import { fetchPage, type Page } from "../shared/fetch-page.ts";
+
+const linkedom = lazy<typeof import("linkedom")>("linkedom");
+const readability = lazy<typeof import("@mozilla/readability")>("@mozilla/readability");
+const parseHTML = (html: string) => linkedom().parseHTML(html);
 
 const HTML_MAX_BYTES = 2 * 1024 * 1024;
 const PDF_MAX_BYTES = 10 * 1024 * 1024;
@@ -97,6 +99,7 @@ function headFacts(doc: Doc, base: string) {
 
 /** Readability's article, or null when it finds none. */
 function readArticle(doc: Doc) {
+  const { Readability, isProbablyReaderable } = readability();
   const readerable = isProbablyReaderable(doc as never);
   const article = new Readability(doc as never, { charThreshold: 200 }).parse();
   return { readerable, article };
@@ -125,7 +128,8 @@ function cleanContent(html: string, base: string): string {
 
 const collapse = (t: string) => t.split("\n").map((l) => l.replace(/[ \t\u00a0]+/g, " ").trim()).join("\n").replace(/\n{3,}/g, "\n\n").trim();
 
-const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "*" });
+let markdown: TurndownService | undefined;
+const turndown = () => (markdown ??= new (lazy<typeof TurndownService>("turndown")())({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "*" }));
 
 function truncate(text: string, max: number): { content: string; truncated: boolean } {
   if (text.length <= max) return { content: text, truncated: false };
@@ -146,7 +150,7 @@ export async function read(ctx: PluginContext): Promise<unknown> {
   const { readerable, article } = readArticle(document);
   const html = cleanContent(article?.content ?? document.body?.innerHTML ?? "", page.final_url);
   const text = collapse(article?.textContent ?? document.body?.textContent ?? "");
-  const body = format === "html" ? html : format === "text" ? text : collapse(turndown.turndown(html));
+  const body = format === "html" ? html : format === "text" ? text : collapse(turndown().turndown(html));
   const { content, truncated } = truncate(body, max_chars);
   const words = text ? text.split(/\s+/).filter(Boolean).length : 0;
   const { modified_time: _m, ...facts } = pageFacts(page, head, readerable, article);
@@ -270,6 +274,7 @@ export async function pdf(ctx: PluginContext): Promise<unknown> {
   }
   let timer: NodeJS.Timeout | undefined;
   const work = (async () => {
+    const { extractText, getDocumentProxy, getMeta } = await import("unpdf");
     const doc = await getDocumentProxy(new Uint8Array(page.body));
     const { info } = await getMeta(doc);
     const { totalPages, text } = await extractText(doc, { mergePages: false });

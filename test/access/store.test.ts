@@ -124,6 +124,31 @@ for (const [name, open] of backends) {
       assert.equal((await store.usage(principal, DAY)).get("group:final"), 2);
     });
 
+
+    it("gives back an allowance call recorded as final at once when it fails (once) or the service stops, never a credit call that finished", async () => {
+      const principal = `key:${randomUUID()}`;
+      const buckets = [{ id: "group:g", limit: 5 }, { id: "endpoint:g/e", limit: 5 }];
+      const failed = await store.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets, final: true });
+      const kept = await store.beginCall({ endpoint: "g/e", principal, channel: "http", priceMicro: 1000, paidBy: "allowance", day: DAY, buckets, final: true });
+      assert.ok(failed.ok && kept.ok);
+      await store.finishCall(failed.callId, "error", { detail: "502 upstream_error" });
+      await store.finishCall(failed.callId, "error", { detail: "502 upstream_error" });
+      assert.deepEqual(Object.fromEntries(await store.usage(principal, DAY)), { "group:g": 1, "endpoint:g/e": 1 });
+      assert.deepEqual((await store.calls({ principal })).map((c) => c.outcome).sort(), ["error", "ok"]);
+
+      const key = (await store.mintKey({ hash: randomUUID(), clientId: "final-credit", day: DAY, maxPerDay: 1 }))!;
+      await store.addCredit({ keyId: key.id, deltaMicro: 5000, kind: "grant" });
+      const paid = await store.beginCall({ endpoint: "g/e", principal: `key:${key.id}`, channel: "http", priceMicro: 1000, paidBy: "credit", day: DAY, keyId: key.id, final: true });
+      assert.ok(paid.ok);
+      await store.finishCall(paid.callId, "error", { detail: "too late" });
+      assert.equal((await store.keyById(key.id))!.creditMicro, 4000);
+
+      // A stop with the other allowance call still running gives it back; the credit call is not touched.
+      await store.interruptCalls([kept.callId, paid.callId]);
+      assert.deepEqual(Object.fromEntries(await store.usage(principal, DAY)), { "group:g": 0, "endpoint:g/e": 0 });
+      assert.deepEqual((await store.calls({ principal })).map((c) => c.outcome).sort(), ["error", "interrupted"]);
+      assert.equal((await store.keyById(key.id))!.creditMicro, 4000);
+    });
     it("never lets concurrent calls take more than a bucket holds", async () => {
       const principal = `key:${randomUUID()}`;
       const results = await Promise.all(Array.from({ length: 40 }, () =>

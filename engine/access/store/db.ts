@@ -12,9 +12,11 @@ export interface Db {
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * PostgreSQL: a connection of its own for a statement sent in turns, kept between them (none is checked out of
-   * the pool per statement); after an error it is dropped and the next statement takes a new one.
+   * the pool per statement); after an error it is dropped and the next statement takes a new one. asyncCommit: its
+   * commits do not wait for the disk (synchronous_commit off): a crash of the database server, not of this process,
+   * may lose its last fraction of a second of writes, whole transactions at a time.
    */
-  dedicated?(): Pick<Db, "all">;
+  dedicated?(opts?: { asyncCommit?: boolean }): Pick<Db, "all">;
   close(): Promise<void>;
 }
 
@@ -39,8 +41,8 @@ export function closable(db: Db): Db {
     all: async (sql, params) => (open(), db.all(sql, params)),
     run: async (sql, params) => (open(), db.run(sql, params)),
     tx: async (fn) => (open(), db.tx(fn)),
-    ...(db.dedicated ? { dedicated: () => {
-      const inner = db.dedicated!();
+    ...(db.dedicated ? { dedicated: (opts?: { asyncCommit?: boolean }) => {
+      const inner = db.dedicated!(opts);
       return { all: async (sql, params) => (open(), inner.all(sql, params)) } as Pick<Db, "all">;
     } } : {}),
     close: async () => {

@@ -2,7 +2,6 @@
 // Migrations run here, at start-up.
 import path from "node:path";
 import { openSqlite } from "./sqlite.ts";
-import { openPostgres } from "./postgres.ts";
 import { migrate } from "./migrations.ts";
 import { SqlStore } from "./sql-store.ts";
 import { closable } from "./db.ts";
@@ -20,7 +19,8 @@ export interface StoreOptions {
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store & { dialect: "sqlite" | "postgres" }> {
-  const db = closable(opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema) : openSqlite(path.join(opts.dataDir, "access.sqlite")));
+  // PostgreSQL's driver is loaded only when it is the store.
+  const db = closable(opts.databaseUrl ? await (await import("./postgres.ts")).openPostgres(opts.databaseUrl, opts.schema) : openSqlite(path.join(opts.dataDir, "access.sqlite")));
   await migrate(db);
   const store = new SqlStore(db, { leaseMs: opts.leaseMs ?? 60_000 });
   await store.start();

@@ -58,7 +58,7 @@ export async function openPostgres(url: string, schema = "public"): Promise<Db> 
   const dedicated = new Set<pg.PoolClient>();
   const db: Db = {
     ...on(pool),
-    dedicated: () => {
+    dedicated: (opts = {}) => {
       let current: Promise<pg.PoolClient> | undefined;
       const drop = (c: pg.PoolClient) => {
         if (!dedicated.delete(c)) return;
@@ -69,6 +69,14 @@ export async function openPostgres(url: string, schema = "public"): Promise<Db> 
         const c = await pool.connect();
         c.on("error", () => drop(c)); // lost while idle: the next statement connects again
         dedicated.add(c);
+        if (opts.asyncCommit) {
+          try {
+            await c.query("SET synchronous_commit = off");
+          } catch (e) {
+            drop(c);
+            throw e;
+          }
+        }
         return c;
       };
       return {
@@ -88,7 +96,7 @@ export async function openPostgres(url: string, schema = "public"): Promise<Db> 
       };
     },
     close: async () => {
-      for (const c of dedicated) c.release();
+      for (const c of dedicated) c.release(true); // not pooled again with this connection's own settings
       dedicated.clear();
       await pool.end();
     },

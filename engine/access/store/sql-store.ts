@@ -73,10 +73,17 @@ export class SqlStore implements Store {
     this.dialect = db.dialect;
     this.leaseMs = opts.leaseMs;
     this.batch = new GroupCommit(db);
-    this.ownConnection = db.dedicated?.() ?? db;
+    // Allowance counts do not wait for PostgreSQL's disk, as SQLite's WAL with synchronous=NORMAL does not: a commit
+    // that waits for its flush holds the key's bucket row locked that long, so one key's calls would take turns at
+    // the disk's pace (several ms here). Only a crash of the database server itself can lose the last fraction of a
+    // second of them (free calls, whole batches at a time: counts and ledger rows together); money is never written
+    // this way (credit and x402 wait for the disk).
+    this.ownConnection = db.dedicated?.({ asyncCommit: true }) ?? db;
     // SQLite's cost is the commit's own work (its WAL writes), on this thread: a batch that waits one more turn of the
     // event loop gathers more calls per commit. On PostgreSQL the cost is the wait for the server: a batch goes at once.
-    this.allowanceCalls = new StatementBatch((calls) => this.beginAllowanceCalls(calls), { gatherTurns: db.dialect === "sqlite" ? 2 : 1 });
+    // PostgreSQL: a second batch is sent while the first is on the server, on the same connection (pipelined, so
+    // counted after it, in order).
+    this.allowanceCalls = new StatementBatch((calls) => this.beginAllowanceCalls(calls), db.dialect === "sqlite" ? { gatherTurns: 2 } : { inFlight: 2 });
   }
 
   /** Takes this instance's lease and renews it three times a lease. */
@@ -217,8 +224,21 @@ export class SqlStore implements Store {
       return;
     }
     await this.db.tx(async (t) => {
-      const rows = await t.all("UPDATE calls SET outcome = 'error', finished_at = ?, detail = ? WHERE id = ? AND outcome IN ('pending', 'settlement_unknown') RETURNING *", [now, p.detail?.slice(0, 500), callId]);
+      // An allowance call may have been recorded as final (ok) at once: its failure gives it back all the same.
+      const rows = await t.all(`UPDATE calls SET outcome = 'error', finished_at = ?, detail = ? WHERE id = ?
+        AND (outcome IN ('pending', 'settlement_unknown') OR (outcome = 'ok' AND paid_by = 'allowance')) RETURNING *`, [now, p.detail?.slice(0, 500), callId]);
       for (const row of rows) await this.giveBack(t, row, true);
+    });
+  }
+
+  async interruptCalls(callIds: string[]): Promise<void> {
+    if (!callIds.length) return;
+    await this.db.tx(async (t) => {
+      for (const id of callIds) {
+        const rows = await t.all("UPDATE calls SET outcome = 'interrupted', finished_at = ?, detail = ? WHERE id = ? AND outcome = 'ok' AND paid_by = 'allowance' RETURNING *",
+          [Date.now(), "the service stopped before the call was answered", id]);
+        for (const row of rows) await this.giveBack(t, row, false);
+      }
     });
   }
 

@@ -87,10 +87,13 @@ export interface Store {
   /** Reserves the charge of a call (allowance, credit) and writes its pending ledger row (ok, when final), atomically. */
   beginCall(p: BeginCall): Promise<BeginResult>;
   /**
-   * ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce).
+   * ok: the charge stands. error: the call failed, so the reservation is given back (allowance, credit, nonce);
+   * an allowance call recorded as final at once is given back too (once: its row becomes error).
    * Also resolves a settlement_unknown call (ok with its transaction, or error: it never settled).
    */
   finishCall(callId: string, outcome: "ok" | "error", p?: { detail?: string; paymentTx?: string }): Promise<void>;
+  /** The service stops with these allowance calls, recorded as final at once, not answered: each is given back as interrupted. */
+  interruptCalls(callIds: string[]): Promise<void>;
   /**
    * Gives back the reservations of pending calls whose instance is gone or let its lease run out (never this
    * instance's own, never a live one's); with othersGone, of every other instance (SQLite at start-up: one process

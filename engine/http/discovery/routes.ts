@@ -19,7 +19,7 @@ function lazy(type: string, build: () => string, version: () => string = () => "
   let made: { version: string; handler: Handler } | undefined;
   return (req, res) => {
     const now = version();
-    if (made?.version !== now) made = { version: now, handler: fixedBody(type, build()) };
+    if (made?.version !== now) made = { version: now, handler: fixedBody(type, build) };
     res.set("cache-control", CACHE);
     return made.handler(req, res);
   };
