@@ -5,7 +5,9 @@
 // near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
 // of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
 import { CITIES, CITY, SYNONYMS } from "./synonyms.ts";
+import { endpointTraits, fit, querySignals } from "./signals.ts";
 import { isPair, terms } from "./text.ts";
+import { readValues } from "./values.ts";
 import type { Endpoint, Group } from "../endpoints/model.ts";
 
 export interface SearchOptions {
@@ -153,6 +155,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   const vocabulary = [...new Set([...postings.keys(), ...groupCorpus.postings.keys()])].filter((t) => !isPair(t));
   const known = (t: string) => postings.has(t) || groupCorpus.postings.has(t);
   const idf = (t: string) => (postings.has(t) ? corpus.idf(t) : groupCorpus.idf(t));
+  const traits = list.map((e) => endpointTraits(e, terms));
 
   /**
    * Each query term with its alternatives and their weights: the term itself, its synonyms, and longer forms or
@@ -183,7 +186,8 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   return {
     search(query, opts = {}) {
       const limit = Math.max(1, opts.limit ?? 5);
-      const expanded = expand(query);
+      const values = readValues(query);
+      const expanded = expand(values.rest);
       const alts = expanded.map((x) => x.alts);
       const inGroup = (i: number) => !opts.group || list[i].group === opts.group;
       const scores = corpus.scores(alts, inGroup);
@@ -202,6 +206,8 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
           scores.set(i, s * ((hit + 1) / (words.length + 1)) ** COORDINATION);
         }
       }
+      const signals = querySignals(query, values, expanded.map((x) => x.term), known);
+      for (const [i, s] of scores) scores.set(i, s * fit(signals, traits[i]));
       return [...scores.entries()]
         .sort((a, b) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName))
         .slice(0, limit)

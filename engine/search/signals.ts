@@ -1,0 +1,83 @@
+// What a query says beyond its words, and whether an endpoint fits it: the values it carries and the parameters
+// that take them, the places it names and the countries a group covers, the currencies it names and a pair-named
+// rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
+// Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
+import { currenciesIn, currencyPair } from "./currencies.ts";
+import { coverage, placesIn } from "./places.ts";
+import { missingAlternatives, takenKinds, type QueryValues } from "./values.ts";
+import type { Endpoint } from "../endpoints/model.ts";
+
+/** Each kind of value the query carries that the endpoint takes a parameter for. */
+const TAKES_VALUE = 1.35;
+/** The query names places and the endpoint's group covers other countries only. */
+const OTHER_PLACE = 0.4;
+/** The query names a place the group covers: a national source beats a worldwide one there. */
+const OWN_PLACE = 1.15;
+/** The query names a currency outside the pair the endpoint is named by. */
+const OTHER_CURRENCY = 0.35;
+/** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
+const CANNOT_CALL = 0.6;
+/** The query asks for values over time and the endpoint gives one value. */
+const NO_HISTORY = 0.6;
+
+const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
+const RANGE_PARAMS = new Set(["from", "to", "since", "start", "months", "years", "values", "last"]);
+const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|daily|weekly/i;
+
+export interface QuerySignals {
+  values: Set<string>;
+  places: Set<string>;
+  currencies: Set<string>;
+  history: boolean;
+}
+
+export interface EndpointTraits {
+  takes: Set<string>;
+  requires: Set<string>;
+  covers: Set<string>;
+  pair?: Set<string>;
+  history: boolean;
+}
+
+/** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
+export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean): QuerySignals {
+  const places = placesIn(values.rest, terms, isWord);
+  if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
+  return {
+    values: values.kinds,
+    places,
+    currencies: currenciesIn(query, terms),
+    history: HISTORY.test(query),
+  };
+}
+
+export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
+  return {
+    takes: takenKinds(e.params),
+    requires: takenKinds(e.params, true),
+    covers: coverage(e.groupInfo, terms),
+    pair: currencyPair(e.operation),
+    history: Object.keys(e.params).some((p) => RANGE_PARAMS.has(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
+  };
+}
+
+/** The factor on an endpoint's word score. */
+export function fit(q: QuerySignals, t: EndpointTraits): number {
+  let f = 1;
+  for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
+  if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
+  if (t.pair && [...q.currencies].some((c) => !t.pair!.has(c))) f *= OTHER_CURRENCY;
+  if (q.history && !t.history) f *= NO_HISTORY;
+  if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
+  return f;
+}
+
+/** Rough boxes, enough to tell a point in the contiguous United States or Great Britain from one elsewhere. */
+const BOXES: { country: string; lat: [number, number]; lng: [number, number] }[] = [
+  { country: "US", lat: [24.5, 49.5], lng: [-125, -66.9] },
+  { country: "GB", lat: [49.9, 60.9], lng: [-8.2, 1.8] },
+];
+
+function countryOfPoint(p: { lat: number; lng: number }): string[] {
+  return BOXES.filter((b) => p.lat >= b.lat[0] && p.lat <= b.lat[1] && p.lng >= b.lng[0] && p.lng <= b.lng[1]).map((b) => b.country);
+}
