@@ -4,7 +4,7 @@
 // on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never use, by
 // near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
 // of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
-import { CITIES, CITY, SYNONYMS } from "./synonyms.ts";
+import { CITIES, CITY, DRUG, SYNONYMS, looksLikeDrug } from "./synonyms.ts";
 import { endpointTraits, fit, querySignals } from "./signals.ts";
 import { isPair, terms } from "./text.ts";
 import { readValues } from "./values.ts";
@@ -172,6 +172,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
       if (!isPair(t)) for (const near of nearSpellings(t, known(t))) add(near, NEAR_SPELLING_WEIGHT);
       for (const alt of SYNONYMS.get(t) ?? []) if (known(alt)) add(alt, SYNONYM_WEIGHT * own);
       if (CITIES.has(t) && known(CITY)) add(CITY, SYNONYM_WEIGHT);
+      if (looksLikeDrug(t)) add(DRUG, SYNONYM_WEIGHT);
       return { term: t, alts };
     });
   }

@@ -66,6 +66,7 @@ export function readValues(query: string): QueryValues {
   return { kinds, rest, point };
 }
 
+
 function decimalPoint(text: string): QueryValues["point"] {
   const m = /^(-?\d+(?:\.\d+)?)\s*[,\s]\s*(-?\d+(?:\.\d+)?)$/.exec(text.trim());
   return m ? { lat: Number(m[1]), lng: Number(m[2]) } : undefined;
