@@ -118,15 +118,23 @@ class Corpus {
   }
 }
 
-function fieldTexts(e: Endpoint): Record<keyof typeof FIELD_WEIGHTS, string[]> {
+function fieldTexts(e: Endpoint, keys: Set<string>): Record<keyof typeof FIELD_WEIGHTS, string[]> {
   return {
     name: [e.operation],
     keywords: e.keywords,
     summary: [e.summary],
-    description: [e.description],
+    description: [ownSentences(e.description, keys)],
     params: Object.keys(e.params),
     paramText: Object.values(e.params).map((p) => p.description),
   };
+}
+
+/**
+ * A description without its sentences that point elsewhere ("To convert an amount, calculators/currency-convert."):
+ * those words describe the other endpoint, and would draw its questions here.
+ */
+function ownSentences(text: string, keys: Set<string>): string {
+  return text.split(/(?<=[.;])\s+/).filter((sentence) => ![...sentence.matchAll(/\b[a-z0-9-]+(?:\/|__)[a-z0-9-]+\b/g)].some((m) => keys.has(m[0].replace("__", "/")))).join(" ");
 }
 
 const groupTexts = (g: Group): Record<keyof typeof GROUP_FIELD_WEIGHTS, string[]> => ({
@@ -147,7 +155,8 @@ function countTerms(texts: string[]): Map<string, number> {
  */
 export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   const list = [...endpoints];
-  const corpus = new Corpus(FIELD_WEIGHTS, list.map(fieldTexts));
+  const keys = new Set(list.map((e) => e.key));
+  const corpus = new Corpus(FIELD_WEIGHTS, list.map((e) => fieldTexts(e, keys)));
   const groups = [...new Map(list.map((e) => [e.group, e.groupInfo])).values()];
   const groupCorpus = new Corpus(GROUP_FIELD_WEIGHTS, groups.map(groupTexts));
   const groupOf = list.map((e) => groups.findIndex((g) => g.name === e.group));
