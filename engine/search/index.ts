@@ -28,24 +28,24 @@ export interface SearchIndex {
 
 /** How much a match in each of an endpoint's own fields counts. The name, summary and keywords say what it is for. */
 const FIELD_WEIGHTS = {
-  name: 3,
+  name: 2,
   keywords: 3,
-  summary: 2.5,
+  summary: 2,
   description: 1,
   params: 0.8,
-  paramText: 0.3,
+  paramText: 0.5,
 } as const;
 
 /** A group's fields: its name and title, its keywords, its description. */
 const GROUP_FIELD_WEIGHTS = {
-  name: 3,
-  keywords: 2,
+  name: 2,
+  keywords: 3,
   description: 1,
 } as const;
 
 const K1 = 1.5;
 const B = 0.75;
-const SYNONYM_WEIGHT = 0.5;
+const SYNONYM_WEIGHT = 0.4;
 const NEAR_SPELLING_WEIGHT = 0.6;
 const NAME_IN_QUERY_BONUS = 10;
 /** Adjacent words matched as a pair: a bonus on top of each word's own match, so less than a word. */

@@ -4,7 +4,9 @@
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
 import { currenciesIn, currencyPair } from "./currencies.ts";
 import { coverage, placesIn } from "./places.ts";
-import { missingAlternatives, takenKinds, type QueryValues } from "./values.ts";
+import { looksLikeDrug } from "./synonyms.ts";
+import { stem } from "./text.ts";
+import { missingAlternatives, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 
 /** Each kind of value the query carries that the endpoint takes a parameter for. */
@@ -17,6 +19,8 @@ const OWN_PLACE = 1.15;
 const OTHER_CURRENCY = 0.35;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
 const CANNOT_CALL = 0.6;
+/** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
+const BY_NAME = 0.65;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
 
@@ -29,11 +33,14 @@ export interface QuerySignals {
   places: Set<string>;
   currencies: Set<string>;
   history: boolean;
+  /** It names something by name and carries no identifier. */
+  byName: boolean;
 }
 
 export interface EndpointTraits {
   takes: Set<string>;
   requires: Set<string>;
+  byIdentifier: boolean;
   covers: Set<string>;
   pair?: Set<string>;
   history: boolean;
@@ -48,6 +55,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     places,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
+    byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
 }
 
@@ -55,6 +63,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
   return {
     takes: takenKinds(e.params),
     requires: takenKinds(e.params, true),
+    byIdentifier: requiresIdentifier(e.params),
     covers: coverage(e.groupInfo, terms),
     pair: currencyPair(e.operation),
     history: Object.keys(e.params).some((p) => RANGE_PARAMS.has(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
@@ -66,9 +75,11 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
   for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
-  if (t.pair && [...q.currencies].some((c) => !t.pair!.has(c))) f *= OTHER_CURRENCY;
+  if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 ? TAKES_VALUE : 1;
+  else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history && !t.history) f *= NO_HISTORY;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
+  if (q.byName && t.byIdentifier) f *= BY_NAME;
   return f;
 }
 

@@ -16,6 +16,8 @@ interface ValueKind {
 const MONTH = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
 const MONEY_WORD = "pounds?|quid|dollars?|euros?|yen|francs?|yuan|rupees?|kron[ae]r?|pesos?|rand|zloty|lira|roubles?|rubles?|[A-Z]{3}";
 
+const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
+
 // Order matters: a value is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
 const KINDS: ValueKind[] = [
   { kind: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
@@ -34,7 +36,7 @@ const KINDS: ValueKind[] = [
   { kind: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
   { kind: "pmid", pattern: /\bPMIDs?\b/i, names: ["pmid", "pmids"] },
   { kind: "amount", pattern: new RegExp(`[£$€¥]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:[A-Za-z]+ )?(?:${MONEY_WORD})\\b`), names: ["amount"] },
-  { kind: "date", pattern: new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "i"), names: ["date"] },
+  { kind: "date", pattern: new RegExp(DATES.source, "i"), names: ["date"] },
   { kind: "year", pattern: /\b(?:19|20)\d{2}\b|\bthis year\b|\bnext year\b/i, names: ["year"] },
 ];
 
@@ -61,8 +63,10 @@ export function readValues(query: string): QueryValues {
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
     rest = rest.replace(m[0], IDENTIFIERS.has(k.kind) ? " " : `${m[0]} `);
   }
-  // A full date is a date, not also a year to list.
+  // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");
+  if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
+  if (PLACE_NAME.test(query)) kinds.add("place");
   return { kinds, rest, point };
 }
 
@@ -72,8 +76,29 @@ function decimalPoint(text: string): QueryValues["point"] {
   return m ? { lat: Number(m[1]), lng: Number(m[2]) } : undefined;
 }
 
+const MONTHS_AND_DAYS = new RegExp(`^(?:${MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$`, "i");
+const NATIONS = /^(?:England|Scotland|Wales|Britain|Ireland|Europe|America|Africa|Asia)$/;
+/** A town or city named in words after "in", "near" or "around" ("schools in Leeds"): a place, but no postcode. */
+const PLACE_NAME = {
+  test: (query: string) =>
+    [...query.matchAll(/\b(?:in|near|around)\s+([A-Z][a-z]{2,})/g)].some((m) => !MONTHS_AND_DAYS.test(m[1]) && !NATIONS.test(m[1])),
+};
+
+const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
+
+/** Whether every parameter the endpoint requires is an identifier (an id, a code...), and it requires one. */
+export function requiresIdentifier(params: Record<string, ParamSpec>): boolean {
+  const required = Object.entries(params).filter(([, spec]) => spec.required);
+  return required.length > 0 && required.every(([name]) => IDENTIFIER_NAME.test(name));
+}
+
+/** Names in the query the endpoint files do not know ("Barclays", "Nvidia", "Keir Starmer"): capitalised words past the first. */
+export function unknownNames(query: string, isWord: (word: string) => boolean): string[] {
+  return [...query.matchAll(/(?<=\S\s+)\b[A-Z][a-z]+\b/g)].map((m) => m[0]).filter((w) => !isWord(w));
+}
+
 /** A required parameter of one of these kinds cannot be filled from the other kind given instead. */
-const ALTERNATIVES = [["coordinates", "postcode"], ["vin", "registration"]];
+const ALTERNATIVES = [["coordinates", "postcode"], ["vin", "registration"], ["place", "postcode"]];
 
 /** The kinds an endpoint requires that the query gives an alternative to, not the kind itself. */
 export function missingAlternatives(required: Set<string>, given: Set<string>): string[] {
@@ -90,6 +115,8 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
     }
     if (takesCurrency(spec)) taken.add("currency");
   }
+  const names = Object.keys(params).filter((n) => !requiredOnly || params[n].required);
+  if ((names.includes("from") && names.includes("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
   return taken;
 }
 
