@@ -165,6 +165,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   const known = (t: string) => postings.has(t) || groupCorpus.postings.has(t);
   const idf = (t: string) => (postings.has(t) ? corpus.idf(t) : groupCorpus.idf(t));
   const traits = list.map((e) => endpointTraits(e, terms));
+  const paramNames = new Set(list.flatMap((e) => Object.keys(e.params)));
 
   /**
    * Each query term with its alternatives and their weights: the term itself, its synonyms, and longer forms or
@@ -216,7 +217,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
           scores.set(i, s * ((hit + 1) / (words.length + 1)) ** COORDINATION);
         }
       }
-      const signals = querySignals(query, values, expanded.map((x) => x.term), known);
+      const signals = querySignals(query, values, expanded.map((x) => x.term), known, paramNames);
       for (const [i, s] of scores) scores.set(i, s * fit(signals, traits[i]));
       return [...scores.entries()]
         .sort((a, b) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName))

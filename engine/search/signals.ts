@@ -6,7 +6,7 @@ import { currenciesIn, currencyPair } from "./currencies.ts";
 import { coverage, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
-import { missingAlternatives, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
+import { missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 
 /** Each kind of value the query carries that the endpoint takes a parameter for. */
@@ -30,6 +30,8 @@ const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|da
 
 export interface QuerySignals {
   values: Set<string>;
+  /** Parameters it gives by name with a value. */
+  params: Set<string>;
   places: Set<string>;
   currencies: Set<string>;
   history: boolean;
@@ -38,6 +40,7 @@ export interface QuerySignals {
 }
 
 export interface EndpointTraits {
+  params: Set<string>;
   takes: Set<string>;
   requires: Set<string>;
   byIdentifier: boolean;
@@ -47,11 +50,12 @@ export interface EndpointTraits {
 }
 
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
-export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean): QuerySignals {
+export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
   const places = placesIn(values.rest, terms, isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
   return {
     values: values.kinds,
+    params: namedParams(query, paramNames),
     places,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
@@ -61,6 +65,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
 
 export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
   return {
+    params: new Set(Object.keys(e.params)),
     takes: takenKinds(e.params),
     requires: takenKinds(e.params, true),
     byIdentifier: requiresIdentifier(e.params),
@@ -74,6 +79,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
   for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
+  for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 ? TAKES_VALUE : 1;
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;

@@ -54,7 +54,7 @@ export function words(text: string): string[] {
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .split(/[^a-z0-9']+/)
-    .map((w) => w.replace(/^'+|'+$/g, ""))
+    .map((w) => w.replace(/^'+|'+$/g, "").replace(/'s$/, ""))
     .flatMap((w) => {
       const glued = /^(\d+)(y|yr|yrs|year|years)$/.exec(w);
       return glued ? [glued[1], "year"] : [NUMBERS[w] ?? w];

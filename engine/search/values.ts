@@ -97,6 +97,20 @@ export function unknownNames(query: string, isWord: (word: string) => boolean): 
   return [...query.matchAll(/(?<=\S\s+)\b[A-Z][a-z]+\b/g)].map((m) => m[0]).filter((w) => !isWord(w));
 }
 
+/**
+ * Identifier parameters the query gives by name with a value ("CIK 789019", "URN 100000", "station 9414290",
+ * "tac: 35693803"): the name, then a code with a digit or in capitals.
+ */
+export function namedParams(query: string, paramNames: Set<string>): Set<string> {
+  const named = new Set<string>();
+  for (const m of query.matchAll(/\b(?:([A-Za-z]+)[ _])?([A-Za-z]{2,})s?\s*[:#=]?\s+(?=[\w.-]*\d|[A-Z]{2,}\b)/g)) {
+    // "member id 172" gives member_id, not any id.
+    const name = [`${m[1]}_${m[2]}`.toLowerCase(), m[2].toLowerCase()].find((n) => paramNames.has(n));
+    if (name && IDENTIFIER_NAME.test(name)) named.add(name);
+  }
+  return named;
+}
+
 /** A required parameter of one of these kinds cannot be filled from the other kind given instead. */
 const ALTERNATIVES = [["coordinates", "postcode"], ["vin", "registration"], ["place", "postcode"]];
 
