@@ -48,8 +48,18 @@ for (const a of "ABCDEFGHIJKLMNOPQRSTUVWYZ") {
     if (plain && plain !== a + b && !/[&.]/.test(plain)) addPlace(asTerm(plain), [a + b]);
   }
 }
-for (const zone of getTimeZones()) for (const city of zone.mainCities) addPlace(asTerm(city), [zone.countryCode]);
-for (const state of US_STATES) addPlace(asTerm(state), ["US"]);
+/** Places within a country: cities, US states, the UK's nations. */
+const LOCALITIES = new Set<string>(["England", "Scotland", "Wales", "Northern Ireland", "London"].map(asTerm));
+for (const zone of getTimeZones()) {
+  for (const city of zone.mainCities) {
+    addPlace(asTerm(city), [zone.countryCode]);
+    LOCALITIES.add(asTerm(city));
+  }
+}
+for (const state of US_STATES) {
+  addPlace(asTerm(state), ["US"]);
+  LOCALITIES.add(asTerm(state));
+}
 for (const [name, codes] of Object.entries(REGIONS)) addPlace(asTerm(name), codes);
 
 /**
@@ -75,3 +85,6 @@ export function coverage(group: Group, terms: (text: string) => string[]): Set<s
   const title = group.title.replace(/\(.*$/, "");
   return placesIn(title, terms(title));
 }
+
+/** Whether the terms name a place within a country (a city, a state, a nation of the UK). */
+export const namesLocality = (terms: string[]) => terms.some((t) => LOCALITIES.has(t));

@@ -3,7 +3,7 @@
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
 import { currenciesIn, currencyPair } from "./currencies.ts";
-import { coverage, placesIn } from "./places.ts";
+import { coverage, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
 import { missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
@@ -21,10 +21,17 @@ const OTHER_CURRENCY = 0.35;
 const CANNOT_CALL = 0.6;
 /** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
 const BY_NAME = 0.65;
+/** The query asks for things about a topic and the endpoint takes free text to search by. */
+const SEARCHES_TOPIC = 1.25;
+/** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
+const LOCAL_PLACE = 1.1;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
 
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
+const TOPIC = /\b(?:about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
+const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term"]);
+const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 const RANGE_PARAMS = new Set(["from", "to", "since", "start", "months", "years", "values", "last"]);
 const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|daily|weekly/i;
 
@@ -35,12 +42,17 @@ export interface QuerySignals {
   places: Set<string>;
   currencies: Set<string>;
   history: boolean;
+  topic: boolean;
+  /** It names a place within a country: a city, a state, a nation of the UK, a town. */
+  locality: boolean;
   /** It names something by name and carries no identifier. */
   byName: boolean;
 }
 
 export interface EndpointTraits {
   params: Set<string>;
+  freeText: boolean;
+  local: boolean;
   takes: Set<string>;
   requires: Set<string>;
   byIdentifier: boolean;
@@ -59,6 +71,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     places,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
+    topic: TOPIC.test(query),
+    locality: values.kinds.has("place") || namesLocality(terms),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
 }
@@ -66,6 +80,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
 export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
   return {
     params: new Set(Object.keys(e.params)),
+    freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
+    local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
     takes: takenKinds(e.params),
     requires: takenKinds(e.params, true),
     byIdentifier: requiresIdentifier(e.params),
@@ -86,6 +102,8 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.history && !t.history) f *= NO_HISTORY;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
+  if (q.topic && t.freeText) f *= SEARCHES_TOPIC;
+  if (q.locality && t.local) f *= LOCAL_PLACE;
   return f;
 }
 

@@ -28,6 +28,7 @@ const KINDS: ValueKind[] = [
   { kind: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"] },
   { kind: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"] },
   { kind: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"] },
+  { kind: "vat", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"] },
   { kind: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"] },
   { kind: "ip", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
   { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
