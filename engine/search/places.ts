@@ -35,6 +35,7 @@ const addPlace = (term: string, codes: string[]) => {
   PLACES.set(term, set);
 };
 
+const COUNTRIES = new Set<string>();
 const display = new Intl.DisplayNames(["en"], { type: "region" });
 for (const a of "ABCDEFGHIJKLMNOPQRSTUVWYZ") {
   for (const b of "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
@@ -45,7 +46,10 @@ for (const a of "ABCDEFGHIJKLMNOPQRSTUVWYZ") {
       continue;
     }
     const plain = name?.replace(/\s*\(.*\)$/, "").replace(/ SAR China$/, "");
-    if (plain && plain !== a + b && !/[&.]/.test(plain)) addPlace(asTerm(plain), [a + b]);
+    if (plain && plain !== a + b && !/[&.]/.test(plain)) {
+      addPlace(asTerm(plain), [a + b]);
+      COUNTRIES.add(asTerm(plain));
+    }
   }
 }
 /** Places within a country: cities, US states, the UK's nations. */
@@ -88,3 +92,6 @@ export function coverage(group: Group, terms: (text: string) => string[]): Set<s
 
 /** Whether the terms name a place within a country (a city, a state, a nation of the UK). */
 export const namesLocality = (terms: string[]) => terms.some((t) => LOCALITIES.has(t));
+
+/** Whether a word is a country's name ("Spain"), as opposed to a town's. */
+export const isCountry = (word: string) => COUNTRIES.has(asTerm(word));

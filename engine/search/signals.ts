@@ -27,6 +27,8 @@ const SEARCHES_TOPIC = 1.25;
 const LOCAL_PLACE = 1.1;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
+/** The query asks for values over time and the endpoint is named for them (world-indicators/series, yield-history). */
+const SERIES = 1.3;
 
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
 const TOPIC = /\b(?:about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
@@ -53,6 +55,8 @@ export interface EndpointTraits {
   params: Set<string>;
   freeText: boolean;
   local: boolean;
+  /** Its name says it gives a series or a history. */
+  seriesByName: boolean;
   takes: Set<string>;
   requires: Set<string>;
   byIdentifier: boolean;
@@ -82,6 +86,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     params: new Set(Object.keys(e.params)),
     freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
     local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
+    seriesByName: /series|history/.test(e.operation),
     takes: takenKinds(e.params),
     requires: takenKinds(e.params, true),
     byIdentifier: requiresIdentifier(e.params),
@@ -99,7 +104,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 ? TAKES_VALUE : 1;
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
-  if (q.history && !t.history) f *= NO_HISTORY;
+  if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.topic && t.freeText) f *= SEARCHES_TOPIC;

@@ -1,6 +1,7 @@
 // Values a query carries (a VIN, an IMEI, a postcode, coordinates, a year, an amount of money...) and the
 // parameters that take them. "Decode 1HGCM82633A004352" asks for an endpoint with a vin parameter, not for the
 // one that decodes the first three characters; "holidays in Germany in 2026" for one that takes a year, not a date.
+import { isCountry } from "./places.ts";
 import type { ParamSpec } from "../endpoints/params.ts";
 
 interface ValueKind {
@@ -82,7 +83,7 @@ const NATIONS = /^(?:England|Scotland|Wales|Britain|Ireland|Europe|America|Afric
 /** A town or city named in words after "in", "near" or "around" ("schools in Leeds"): a place, but no postcode. */
 const PLACE_NAME = {
   test: (query: string) =>
-    [...query.matchAll(/\b(?:in|near|around)\s+([A-Z][a-z]{2,})/g)].some((m) => !MONTHS_AND_DAYS.test(m[1]) && !NATIONS.test(m[1])),
+    [...query.matchAll(/\b(?:in|near|around)\s+([A-Z][a-z]{2,})/g)].some((m) => !MONTHS_AND_DAYS.test(m[1]) && !NATIONS.test(m[1]) && !isCountry(m[1])),
 };
 
 const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
