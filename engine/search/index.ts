@@ -47,6 +47,8 @@ const K1 = 1.5;
 const B = 0.75;
 const SYNONYM_WEIGHT = 0.4;
 const NEAR_SPELLING_WEIGHT = 0.6;
+/** A word that ends like a drug's international name asks for "drug" nearly as much as the word itself would. */
+const DRUG_NAME_WEIGHT = 0.8;
 const NAME_IN_QUERY_BONUS = 10;
 /** Adjacent words matched as a pair: a bonus on top of each word's own match, so less than a word. */
 const PAIR_WEIGHT = 0.5;
@@ -182,7 +184,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
       if (!isPair(t)) for (const near of nearSpellings(t, known(t))) add(near, NEAR_SPELLING_WEIGHT);
       for (const alt of SYNONYMS.get(t) ?? []) if (known(alt)) add(alt, SYNONYM_WEIGHT * own);
       if (CITIES.has(t) && known(CITY)) add(CITY, SYNONYM_WEIGHT);
-      if (looksLikeDrug(t)) add(DRUG, SYNONYM_WEIGHT);
+      if (looksLikeDrug(t)) add(DRUG, DRUG_NAME_WEIGHT);
       return { term: t, alts };
     });
   }
