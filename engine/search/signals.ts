@@ -102,7 +102,8 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
-  if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 ? TAKES_VALUE : 1;
+  // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
+  if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 && !q.values.has("amount") ? TAKES_VALUE : 1;
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
