@@ -23,6 +23,8 @@ const CANNOT_CALL = 0.6;
 const BY_NAME = 0.65;
 /** The query asks for things about a topic and the endpoint takes free text to search by. */
 const SEARCHES_TOPIC = 1.25;
+/** The query says nowhere (no place, postcode or point, not even "near me") and the endpoint needs a place. */
+const NO_PLACE = 0.85;
 /** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
 const LOCAL_PLACE = 1.1;
 /** The query asks for values over time and the endpoint gives one value. */
@@ -34,6 +36,8 @@ const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:la
 const TOPIC = /\b(?:about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
+/** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
+const SOMEWHERE = /\b(?:near|nearby|nearest|closest|around|local|locally|here|my (?:area|location|postcode|address|street|town)|where i|postcodes?|regions?|regional|point|location|latitude|longitude|lat|lng|lon|coordinates|address|street|area|town|city|county|district|neighbourhood|ward)\b/i;
 const RANGE_PARAMS = new Set(["from", "to", "since", "start", "months", "years", "values", "last"]);
 const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|daily|weekly/i;
 
@@ -45,6 +49,8 @@ export interface QuerySignals {
   currencies: Set<string>;
   history: boolean;
   topic: boolean;
+  /** It says where, in any way: a place, a postcode, a point, "near me", "local", "region". */
+  somewhere: boolean;
   /** It names a place within a country: a city, a state, a nation of the UK, a town. */
   locality: boolean;
   /** It names something by name and carries no identifier. */
@@ -55,6 +61,8 @@ export interface EndpointTraits {
   params: Set<string>;
   freeText: boolean;
   local: boolean;
+  /** It needs a place: a required postcode or point, or sets of them to give one of. */
+  needsPlace: boolean;
   /** Its name says it gives a series or a history. */
   seriesByName: boolean;
   takes: Set<string>;
@@ -69,6 +77,7 @@ export interface EndpointTraits {
 export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
   const places = placesIn(values.rest, terms, isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
+  const locality = values.kinds.has("place") || namesLocality(terms);
   return {
     values: values.kinds,
     params: namedParams(query, paramNames),
@@ -76,7 +85,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
     topic: TOPIC.test(query),
-    locality: values.kinds.has("place") || namesLocality(terms),
+    locality,
+    somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
 }
@@ -87,6 +97,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
     local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
     seriesByName: /series|history/.test(e.operation),
+    needsPlace: Object.entries(e.params).some(([n, p]) => p.required && LOCAL_PARAMS.has(n)) || (!!e.paramSets?.one_of && e.paramSets.one_of.every((set) => set.some((n) => LOCAL_PARAMS.has(n)))),
     takes: takenKinds(e.params),
     requires: takenKinds(e.params, true),
     byIdentifier: requiresIdentifier(e.params),
@@ -110,6 +121,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.topic && t.freeText) f *= SEARCHES_TOPIC;
   if (q.locality && t.local) f *= LOCAL_PLACE;
+  if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
   return f;
 }
 

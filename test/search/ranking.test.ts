@@ -13,7 +13,7 @@ import { ROOT } from "../support/helpers.ts";
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
 const index = createSearchIndex(registry.endpoints.values());
 /** What the ranking reaches on the held-out set today (docs/search.md): a drop below fails. */
-const HELD_OUT_FLOOR = { top1: 0.945, top3: 0.99 };
+const HELD_OUT_FLOOR = { top1: 0.95, top3: 0.99 };
 /** The same for the 118 questions written after tuning had begun (86.4% and 96.6% today). */
 const LATE_FLOOR = { top1: 0.85, top3: 0.96 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
