@@ -3,7 +3,9 @@
 // own among the groups (name, title, keywords, description) whose score adds to its endpoints'. A query is matched
 // on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never use, by
 // near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
-// of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
+// of the query's words beats one matching a few of them strongly. The word score is then reordered by what the
+// query says beyond its words (signals.ts: values, places, currencies, intent). Built once at start-up
+// (npm run bench -- search; docs/search.md).
 import { CITIES, CITY, DRUG, SYNONYMS, looksLikeDrug } from "./synonyms.ts";
 import { endpointTraits, fit, querySignals } from "./signals.ts";
 import { isPair, terms } from "./text.ts";

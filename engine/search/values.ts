@@ -19,7 +19,7 @@ const MONEY_WORD = "pounds?|quid|dollars?|euros?|yen|francs?|yuan|rupees?|kron[a
 
 const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
 
-// Order matters: a value is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
+// Order matters: an identifier is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
 const KINDS: ValueKind[] = [
   { kind: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
   { kind: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
@@ -43,7 +43,7 @@ const KINDS: ValueKind[] = [
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
-const IDENTIFIERS = new Set(["url", "email", "doi", "iban", "vin", "lei", "isin", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+const IDENTIFIERS = new Set(["url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
 
 export interface QueryValues {
   /** The kinds of value the query carries. */
@@ -63,7 +63,7 @@ export function readValues(query: string): QueryValues {
     if (!m) continue;
     kinds.add(k.kind);
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
-    rest = rest.replace(m[0], IDENTIFIERS.has(k.kind) ? " " : `${m[0]} `);
+    if (IDENTIFIERS.has(k.kind)) rest = rest.replace(m[0], " ");
   }
   // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");
@@ -71,7 +71,6 @@ export function readValues(query: string): QueryValues {
   if (PLACE_NAME.test(query)) kinds.add("place");
   return { kinds, rest, point };
 }
-
 
 function decimalPoint(text: string): QueryValues["point"] {
   const m = /^(-?\d+(?:\.\d+)?)\s*[,\s]\s*(-?\d+(?:\.\d+)?)$/.exec(text.trim());
