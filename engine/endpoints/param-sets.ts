@@ -12,6 +12,13 @@ export interface ParamSets {
 const say = (set: string[]) => set.join(" and ");
 const choices = (sets: string[][]) => sets.length === 2 ? `${say(sets[0])}, or ${say(sets[1])}` : `one of ${sets.map(say).join("; ")}`;
 
+const give = (rule: ParamSets, sets: string[][]) => `Give ${rule.any_of && sets.length > 2 ? "at least " : ""}${choices(sets)}`;
+
+/** The rule in words, as a refused call says it: "Give lat and lng, or postcode, not more than one of them." */
+export function describeParamSets(rule: ParamSets): string {
+  return `${give(rule, rule.one_of ?? rule.any_of ?? [])}${rule.one_of ? ", not more than one of them" : ""}.`;
+}
+
 export function checkParamSets(rule: ParamSets | undefined, values: ParamValues): void {
   if (!rule) return;
   const sets = rule.one_of ?? rule.any_of ?? [];
@@ -21,9 +28,9 @@ export function checkParamSets(rule: ParamSets | undefined, values: ParamValues)
     if (missing) throw badParam(missing, `${say(set)} go together: give ${missing} as well.`, "missing_parameter");
   }
   if (!given.length) {
-    throw badParam(sets[0][0], `Give ${rule.any_of && sets.length > 2 ? "at least " : ""}${choices(sets)}.`, "missing_parameter");
+    throw badParam(sets[0][0], `${give(rule, sets)}.`, "missing_parameter");
   }
-  if (rule.one_of && given.length > 1) throw badParam(given[1][0], `Give ${choices(sets)}, not more than one of them.`);
+  if (rule.one_of && given.length > 1) throw badParam(given[1][0], `${give(rule, sets)}, not more than one of them.`);
 }
 
 /** The names a rule uses that are not parameters of the endpoint (a mistake in the file). */

@@ -164,7 +164,7 @@ function endpointTool(e: Endpoint): Tool {
     name: e.toolName,
     title: e.summary,
     description:
-      `${e.description}${e.disclaimers.length ? ` ${e.disclaimers.join(" ")}` : ""} ` +
+      `${e.description}${e.disclaimers.length ? ` ${e.disclaimers.join(" ")}` : ""}${card.parameter_rule ? ` ${card.parameter_rule}` : ""} ` +
       (e.freeOnly
         ? `Free allowance only: ${free.mcp_without_key} calls a day (${free.with_key} with a free key); the upstream's terms do not allow selling more.`
         : `Price: $${e.price} a call after ${free.mcp_without_key} free calls a day (${free.with_key} with a free key).`),

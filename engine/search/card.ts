@@ -1,5 +1,6 @@
 // What a search hit tells an agent about an endpoint: enough to call it without another look-up.
 import { paramDescription, paramSchema } from "../endpoints/param-schema.ts";
+import { describeParamSets } from "../endpoints/param-sets.ts";
 import { exampleValues, type ParamSpec } from "../endpoints/params.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 
@@ -17,6 +18,12 @@ export interface EndpointCard {
   /** JSON Schema of each parameter, with `required` and a description that says what is allowed. */
   parameters: Record<string, Record<string, unknown>>;
   required: string[];
+  /** Parameters that go together: a call gives exactly one of these sets, each set whole (lat with lng). */
+  give_one_of?: string[][];
+  /** As give_one_of, but more than one set may be given. */
+  give_at_least_one_of?: string[][];
+  /** The give_one_of or give_at_least_one_of rule in words, as a call that breaks it is told. */
+  parameter_rule?: string;
   example_arguments?: Record<string, unknown>;
 }
 
@@ -37,7 +44,19 @@ export function endpointCard(e: Endpoint): EndpointCard {
     },
     parameters: parameterSchemas(e.params),
     required: requiredNames(e.params),
+    ...parameterSets(e),
     ...(example ? { example_arguments: exampleValues(e.params, example.params) } : {}),
+  };
+}
+
+/** The "give one of" sets of an endpoint whose parameters are each optional but not all at once. */
+function parameterSets(e: Endpoint): Pick<EndpointCard, "give_one_of" | "give_at_least_one_of" | "parameter_rule"> {
+  const rule = e.paramSets;
+  if (!rule?.one_of && !rule?.any_of) return {};
+  return {
+    ...(rule.one_of ? { give_one_of: rule.one_of } : {}),
+    ...(rule.any_of ? { give_at_least_one_of: rule.any_of } : {}),
+    parameter_rule: describeParamSets(rule),
   };
 }
 

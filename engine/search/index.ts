@@ -3,9 +3,13 @@
 // own among the groups (name, title, keywords, description) whose score adds to its endpoints'. A query is matched
 // on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never use, by
 // near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
-// of the query's words beats one matching a few of them strongly. Built once at start-up (npm run bench -- search).
-import { CITIES, CITY, SYNONYMS } from "./synonyms.ts";
+// of the query's words beats one matching a few of them strongly. The word score is then reordered by what the
+// query says beyond its words (signals.ts: values, places, currencies, intent). Built once at start-up
+// (npm run bench -- search; docs/search.md).
+import { CITIES, CITY, DRUG, SYNONYMS, looksLikeDrug } from "./synonyms.ts";
+import { endpointTraits, fit, querySignals } from "./signals.ts";
 import { isPair, terms } from "./text.ts";
+import { readValues } from "./values.ts";
 import type { Endpoint, Group } from "../endpoints/model.ts";
 
 export interface SearchOptions {
@@ -26,25 +30,27 @@ export interface SearchIndex {
 
 /** How much a match in each of an endpoint's own fields counts. The name, summary and keywords say what it is for. */
 const FIELD_WEIGHTS = {
-  name: 3,
+  name: 2,
   keywords: 3,
-  summary: 2.5,
+  summary: 2,
   description: 1,
   params: 0.8,
-  paramText: 0.3,
+  paramText: 0.5,
 } as const;
 
 /** A group's fields: its name and title, its keywords, its description. */
 const GROUP_FIELD_WEIGHTS = {
-  name: 3,
-  keywords: 2,
+  name: 2,
+  keywords: 3,
   description: 1,
 } as const;
 
 const K1 = 1.5;
 const B = 0.75;
-const SYNONYM_WEIGHT = 0.5;
+const SYNONYM_WEIGHT = 0.4;
 const NEAR_SPELLING_WEIGHT = 0.6;
+/** A word that ends like a drug's international name asks for "drug" nearly as much as the word itself would. */
+const DRUG_NAME_WEIGHT = 0.8;
 const NAME_IN_QUERY_BONUS = 10;
 /** Adjacent words matched as a pair: a bonus on top of each word's own match, so less than a word. */
 const PAIR_WEIGHT = 0.5;
@@ -116,15 +122,23 @@ class Corpus {
   }
 }
 
-function fieldTexts(e: Endpoint): Record<keyof typeof FIELD_WEIGHTS, string[]> {
+function fieldTexts(e: Endpoint, keys: Set<string>): Record<keyof typeof FIELD_WEIGHTS, string[]> {
   return {
     name: [e.operation],
     keywords: e.keywords,
     summary: [e.summary],
-    description: [e.description],
+    description: [ownSentences(e.description, keys)],
     params: Object.keys(e.params),
     paramText: Object.values(e.params).map((p) => p.description),
   };
+}
+
+/**
+ * A description without its sentences that point elsewhere ("To convert an amount, calculators/currency-convert."):
+ * those words describe the other endpoint, and would draw its questions here.
+ */
+function ownSentences(text: string, keys: Set<string>): string {
+  return text.split(/(?<=[.;])\s+/).filter((sentence) => ![...sentence.matchAll(/\b[a-z0-9-]+(?:\/|__)[a-z0-9-]+\b/g)].some((m) => keys.has(m[0].replace("__", "/")))).join(" ");
 }
 
 const groupTexts = (g: Group): Record<keyof typeof GROUP_FIELD_WEIGHTS, string[]> => ({
@@ -145,7 +159,8 @@ function countTerms(texts: string[]): Map<string, number> {
  */
 export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   const list = [...endpoints];
-  const corpus = new Corpus(FIELD_WEIGHTS, list.map(fieldTexts));
+  const keys = new Set(list.map((e) => e.key));
+  const corpus = new Corpus(FIELD_WEIGHTS, list.map((e) => fieldTexts(e, keys)));
   const groups = [...new Map(list.map((e) => [e.group, e.groupInfo])).values()];
   const groupCorpus = new Corpus(GROUP_FIELD_WEIGHTS, groups.map(groupTexts));
   const groupOf = list.map((e) => groups.findIndex((g) => g.name === e.group));
@@ -153,6 +168,8 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   const vocabulary = [...new Set([...postings.keys(), ...groupCorpus.postings.keys()])].filter((t) => !isPair(t));
   const known = (t: string) => postings.has(t) || groupCorpus.postings.has(t);
   const idf = (t: string) => (postings.has(t) ? corpus.idf(t) : groupCorpus.idf(t));
+  const traits = list.map((e) => endpointTraits(e, terms));
+  const paramNames = new Set(list.flatMap((e) => Object.keys(e.params)));
 
   /**
    * Each query term with its alternatives and their weights: the term itself, its synonyms, and longer forms or
@@ -169,6 +186,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
       if (!isPair(t)) for (const near of nearSpellings(t, known(t))) add(near, NEAR_SPELLING_WEIGHT);
       for (const alt of SYNONYMS.get(t) ?? []) if (known(alt)) add(alt, SYNONYM_WEIGHT * own);
       if (CITIES.has(t) && known(CITY)) add(CITY, SYNONYM_WEIGHT);
+      if (looksLikeDrug(t)) add(DRUG, DRUG_NAME_WEIGHT);
       return { term: t, alts };
     });
   }
@@ -183,7 +201,8 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   return {
     search(query, opts = {}) {
       const limit = Math.max(1, opts.limit ?? 5);
-      const expanded = expand(query);
+      const values = readValues(query);
+      const expanded = expand(values.rest);
       const alts = expanded.map((x) => x.alts);
       const inGroup = (i: number) => !opts.group || list[i].group === opts.group;
       const scores = corpus.scores(alts, inGroup);
@@ -202,6 +221,8 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
           scores.set(i, s * ((hit + 1) / (words.length + 1)) ** COORDINATION);
         }
       }
+      const signals = querySignals(query, values, expanded.map((x) => x.term), known, paramNames);
+      for (const [i, s] of scores) scores.set(i, s * fit(signals, traits[i]));
       return [...scores.entries()]
         .sort((a, b) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName))
         .slice(0, limit)

@@ -7,6 +7,8 @@ import type { SearchIndex } from "./index.ts";
 export interface LabelledQuery {
   query: string;
   tool: string;
+  /** Other tools that answer the question just as well (only where two are genuinely equivalent). */
+  also?: string[];
 }
 
 export interface Quality {
@@ -25,8 +27,9 @@ export function measureQuality(index: SearchIndex, tools: Set<string>, queries: 
   const misses: Quality["misses"] = [];
   for (const q of runnable) {
     const got = index.search(q.query, { limit: 3 }).map((h) => h.endpoint.toolName);
-    if (got[0] === q.tool) first++;
-    if (got.includes(q.tool)) three++;
+    const right = new Set([q.tool, ...(q.also ?? [])]);
+    if (right.has(got[0])) first++;
+    if (got.some((t) => right.has(t))) three++;
     else misses.push({ query: q.query, expected: q.tool, got });
   }
   const ratio = (n: number) => (runnable.length ? n / runnable.length : 0);

@@ -104,3 +104,12 @@ export const CITIES: Set<string> = new Set(
     .map(asTerm),
 );
 export const CITY = asTerm("city");
+
+/**
+ * A word that ends like an international nonproprietary drug name (the WHO's INN
+ * stems: -statin, -pril, -sartan, -mab...) also asks for "drug": "adverse events for metformin" is about a drug,
+ * not food. Matched on the stemmed word ("sertraline" -> "sertralin").
+ */
+const INN_STEM = /(?:mab|pril|sartan|statin|olol|formin|azol|cillin|mycin|cyclin|[^o]vir|tinib|prazol|oxetin|azepam|dipin|triptan|profen|caine?|glutid|gliptin|parin|farin|floxacin|olon|dronat|setron|tidin|afil|lukast|thiazid|semid|tralin|apin|xaban|gatran|sone|oxacin|ciclib|parib)$/;
+export const looksLikeDrug = (term: string) => term.length >= 6 && !term.includes("~") && INN_STEM.test(term);
+export const DRUG = asTerm("drug");

@@ -38,6 +38,9 @@ const NUMBERS: Record<string, string> = {
 /** Places whose name holds another place's name: one word each, so "Northern Ireland" never asks for Ireland. */
 const GLUED_PLACES = /\b(northern ireland|new south wales|new york|new jersey|new england|new mexico|west virginia|papua new guinea|equatorial guinea|south sudan|south africa|south korea|north korea)\b/g;
 
+/** "over the last 20 years", "over time": how far back, which says nothing of the topic (no "20-year gilt", no time zone). */
+const SPAN = /\bover time\b|\b(?:over the |in the |for the )?(?:last|past|previous|next)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|fifty|hundred)\s+(?:years?|months?|decades?|quarters?)\b/gi;
+
 /**
  * The words of a text, before stemming. Hyphens and underscores split words ("company_number", "gbp-usd"),
  * "US" becomes "usa", number words become digits, and a number glued to its unit is split ("5y", "10yr" -> "5 year", "10 year").
@@ -47,10 +50,11 @@ export function words(text: string): string[] {
     .replace(/\bU\.?S\.?(?=$|[^A-Za-z])/g, "usa") // "US" the country, not "us" the pronoun
     .toLowerCase()
     .replace(GLUED_PLACES, (m) => m.replace(/\s+/g, ""))
+    .replace(SPAN, " ")
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .split(/[^a-z0-9']+/)
-    .map((w) => w.replace(/^'+|'+$/g, ""))
+    .map((w) => w.replace(/^'+|'+$/g, "").replace(/'s$/, ""))
     .flatMap((w) => {
       const glued = /^(\d+)(y|yr|yrs|year|years)$/.exec(w);
       return glued ? [glued[1], "year"] : [NUMBERS[w] ?? w];

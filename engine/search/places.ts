@@ -1,0 +1,97 @@
+// Places: the countries a query names (by country, city or US state) and the countries a group covers (the place
+// its title names before any parenthesis: "US weather (National Weather Service)" covers the United States,
+// "Schools in England (...)" Great Britain). A group that covers other countries than the ones asked about is
+// the wrong source ("weather in Tokyo" is not for the US weather service); a national source for a place it
+// covers beats a worldwide one.
+import { getTimeZones } from "@vvo/tzdb";
+import { stem, words } from "./text.ts";
+import type { Group } from "../endpoints/model.ts";
+
+const asTerm = (phrase: string) => words(phrase).map(stem).join("~");
+
+const EU = "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE".split(" ");
+const EURO_AREA = "AT BE HR CY EE FI FR DE GR IE IT LV LT LU MT NL PT SK SI ES".split(" ");
+
+/** Names that stand for a region in a group's title or a query, beyond the countries' own names. */
+const REGIONS: Record<string, string[]> = {
+  usa: ["US"], "united states": ["US"],
+  uk: ["GB"], britain: ["GB"], "great britain": ["GB"], "united kingdom": ["GB"], england: ["GB"], scotland: ["GB"], wales: ["GB"], "northern ireland": ["GB"], london: ["GB"],
+  eu: EU, european: EU, "euro area": EURO_AREA, "euro-area": EURO_AREA, eurozone: EURO_AREA,
+};
+
+const US_STATES = (
+  "Alabama, Alaska, Arizona, Arkansas, California, Colorado, Connecticut, Delaware, Florida, Georgia, Hawaii, Idaho, " +
+  "Illinois, Indiana, Iowa, Kansas, Kentucky, Louisiana, Maine, Maryland, Massachusetts, Michigan, Minnesota, " +
+  "Mississippi, Missouri, Montana, Nebraska, Nevada, New Hampshire, New Jersey, New Mexico, New York, North Carolina, " +
+  "North Dakota, Ohio, Oklahoma, Oregon, Pennsylvania, Rhode Island, South Carolina, South Dakota, Tennessee, Texas, " +
+  "Utah, Vermont, Virginia, Washington, West Virginia, Wisconsin, Wyoming"
+).split(", ");
+
+/** search term (a stemmed word, or a pair "a~b") -> the countries it names */
+const PLACES = new Map<string, Set<string>>();
+const addPlace = (term: string, codes: string[]) => {
+  const set = PLACES.get(term) ?? new Set<string>();
+  for (const c of codes) set.add(c);
+  PLACES.set(term, set);
+};
+
+const COUNTRIES = new Set<string>();
+const display = new Intl.DisplayNames(["en"], { type: "region" });
+for (const a of "ABCDEFGHIJKLMNOPQRSTUVWYZ") {
+  for (const b of "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+    let name: string | undefined;
+    try {
+      name = display.of(a + b);
+    } catch {
+      continue;
+    }
+    const plain = name?.replace(/\s*\(.*\)$/, "").replace(/ SAR China$/, "");
+    if (plain && plain !== a + b && !/[&.]/.test(plain)) {
+      addPlace(asTerm(plain), [a + b]);
+      COUNTRIES.add(asTerm(plain));
+    }
+  }
+}
+/** Places within a country: cities, US states, the UK's nations. */
+const LOCALITIES = new Set<string>(["England", "Scotland", "Wales", "Northern Ireland", "London"].map(asTerm));
+for (const zone of getTimeZones()) {
+  for (const city of zone.mainCities) {
+    addPlace(asTerm(city), [zone.countryCode]);
+    LOCALITIES.add(asTerm(city));
+  }
+}
+for (const state of US_STATES) {
+  addPlace(asTerm(state), ["US"]);
+  LOCALITIES.add(asTerm(state));
+}
+for (const [name, codes] of Object.entries(REGIONS)) addPlace(asTerm(name), codes);
+
+/**
+ * The countries a text names. A place whose name is also a word the endpoint files use otherwise ("Reading",
+ * "Mobile") counts only where the query capitalises it.
+ */
+export function placesIn(text: string, terms: string[], isWord: (term: string) => boolean = () => false): Set<string> {
+  const found = new Set<string>();
+  const capitalised = new Set(words(text.replace(/\b[a-z]\S*/g, " ")).map(stem));
+  for (const t of terms) {
+    const codes = PLACES.get(t);
+    if (!codes) continue;
+    if (!t.includes("~") && isWord(t) && !capitalised.has(t) && !REGION_TERMS.has(t)) continue;
+    for (const c of codes) found.add(c);
+  }
+  return found;
+}
+
+const REGION_TERMS = new Set(Object.keys(REGIONS).map(asTerm));
+
+/** The countries a group covers: the places its title names before any parenthesis; empty for the world. */
+export function coverage(group: Group, terms: (text: string) => string[]): Set<string> {
+  const title = group.title.replace(/\(.*$/, "");
+  return placesIn(title, terms(title));
+}
+
+/** Whether the terms name a place within a country (a city, a state, a nation of the UK). */
+export const namesLocality = (terms: string[]) => terms.some((t) => LOCALITIES.has(t));
+
+/** Whether a word is a country's name ("Spain"), as opposed to a town's. */
+export const isCountry = (word: string) => COUNTRIES.has(asTerm(word));

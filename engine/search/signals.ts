@@ -1,0 +1,136 @@
+// What a query says beyond its words, and whether an endpoint fits it: the values it carries and the parameters
+// that take them, the places it names and the countries a group covers, the currencies it names and a pair-named
+// rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
+// Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
+import { currenciesIn, currencyPair } from "./currencies.ts";
+import { coverage, namesLocality, placesIn } from "./places.ts";
+import { looksLikeDrug } from "./synonyms.ts";
+import { stem } from "./text.ts";
+import { missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
+import type { Endpoint } from "../endpoints/model.ts";
+
+/** Each kind of value the query carries that the endpoint takes a parameter for. */
+const TAKES_VALUE = 1.35;
+/** The query names places and the endpoint's group covers other countries only. */
+const OTHER_PLACE = 0.4;
+/** The query names a place the group covers: a national source beats a worldwide one there. */
+const OWN_PLACE = 1.15;
+/** The query names a currency outside the pair the endpoint is named by. */
+const OTHER_CURRENCY = 0.35;
+/** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
+const CANNOT_CALL = 0.6;
+/** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
+const BY_NAME = 0.65;
+/** The query asks for things about a topic and the endpoint takes free text to search by. */
+const SEARCHES_TOPIC = 1.25;
+/** The query says nowhere (no place, postcode or point, not even "near me") and the endpoint needs a place. */
+const NO_PLACE = 0.85;
+/** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
+const LOCAL_PLACE = 1.1;
+/** The query asks for values over time and the endpoint gives one value. */
+const NO_HISTORY = 0.6;
+/** The query asks for values over time and the endpoint is named for them (world-indicators/series, yield-history). */
+const SERIES = 1.3;
+
+const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
+const TOPIC = /\b(?:about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
+const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term"]);
+const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
+/** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
+const SOMEWHERE = /\b(?:near|nearby|nearest|closest|around|local|locally|here|my (?:area|location|postcode|address|street|town)|where i|postcodes?|regions?|regional|point|location|latitude|longitude|lat|lng|lon|coordinates|address|street|area|town|city|county|district|neighbourhood|ward)\b/i;
+const RANGE_PARAMS = new Set(["from", "to", "since", "start", "months", "years", "values", "last"]);
+const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|daily|weekly/i;
+
+export interface QuerySignals {
+  values: Set<string>;
+  /** Parameters it gives by name with a value. */
+  params: Set<string>;
+  places: Set<string>;
+  currencies: Set<string>;
+  history: boolean;
+  topic: boolean;
+  /** It says where, in any way: a place, a postcode, a point, "near me", "local", "region". */
+  somewhere: boolean;
+  /** It names a place within a country: a city, a state, a nation of the UK, a town. */
+  locality: boolean;
+  /** It names something by name and carries no identifier. */
+  byName: boolean;
+}
+
+export interface EndpointTraits {
+  params: Set<string>;
+  freeText: boolean;
+  local: boolean;
+  /** It needs a place: a required postcode or point, or sets of them to give one of. */
+  needsPlace: boolean;
+  /** Its name says it gives a series or a history. */
+  seriesByName: boolean;
+  takes: Set<string>;
+  requires: Set<string>;
+  byIdentifier: boolean;
+  covers: Set<string>;
+  pair?: Set<string>;
+  history: boolean;
+}
+
+/** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
+export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
+  const places = placesIn(values.rest, terms, isWord);
+  if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
+  const locality = values.kinds.has("place") || namesLocality(terms);
+  return {
+    values: values.kinds,
+    params: namedParams(query, paramNames),
+    places,
+    currencies: currenciesIn(query, terms),
+    history: HISTORY.test(query),
+    topic: TOPIC.test(query),
+    locality,
+    somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
+    byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
+  };
+}
+
+export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
+  return {
+    params: new Set(Object.keys(e.params)),
+    freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
+    local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
+    seriesByName: /series|history/.test(e.operation),
+    needsPlace: Object.entries(e.params).some(([n, p]) => p.required && LOCAL_PARAMS.has(n)) || (!!e.paramSets?.one_of && e.paramSets.one_of.every((set) => set.some((n) => LOCAL_PARAMS.has(n)))),
+    takes: takenKinds(e.params),
+    requires: takenKinds(e.params, true),
+    byIdentifier: requiresIdentifier(e.params),
+    covers: coverage(e.groupInfo, terms),
+    pair: currencyPair(e.operation),
+    history: Object.keys(e.params).some((p) => RANGE_PARAMS.has(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
+  };
+}
+
+/** The factor on an endpoint's word score. */
+export function fit(q: QuerySignals, t: EndpointTraits): number {
+  let f = 1;
+  for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
+  for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
+  if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
+  // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
+  if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 && !q.values.has("amount") ? TAKES_VALUE : 1;
+  else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
+  if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
+  if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
+  if (q.byName && t.byIdentifier) f *= BY_NAME;
+  if (q.topic && t.freeText) f *= SEARCHES_TOPIC;
+  if (q.locality && t.local) f *= LOCAL_PLACE;
+  if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
+  return f;
+}
+
+/** Rough boxes, enough to tell a point in the contiguous United States or Great Britain from one elsewhere. */
+const BOXES: { country: string; lat: [number, number]; lng: [number, number] }[] = [
+  { country: "US", lat: [24.5, 49.5], lng: [-125, -66.9] },
+  { country: "GB", lat: [49.9, 60.9], lng: [-8.2, 1.8] },
+];
+
+function countryOfPoint(p: { lat: number; lng: number }): string[] {
+  return BOXES.filter((b) => p.lat >= b.lat[0] && p.lat <= b.lat[1] && p.lng >= b.lng[0] && p.lng <= b.lng[1]).map((b) => b.country);
+}

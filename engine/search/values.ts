@@ -1,0 +1,143 @@
+// Values a query carries (a VIN, an IMEI, a postcode, coordinates, a year, an amount of money...) and the
+// parameters that take them. "Decode 1HGCM82633A004352" asks for an endpoint with a vin parameter, not for the
+// one that decodes the first three characters; "holidays in Germany in 2026" for one that takes a year, not a date.
+import { isCountry } from "./places.ts";
+import type { ParamSpec } from "../endpoints/params.ts";
+
+interface ValueKind {
+  kind: string;
+  /** Finds the value in the query as typed. */
+  pattern: RegExp;
+  /** Parameter names that take it... */
+  names: string[];
+  /** ...or parameter formats. */
+  formats?: ParamSpec["format"][];
+}
+
+const MONTH = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+const MONEY_WORD = "pounds?|quid|dollars?|euros?|yen|francs?|yuan|rupees?|kron[ae]r?|pesos?|rand|zloty|lira|roubles?|rubles?|[A-Z]{3}";
+
+const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
+
+// Order matters: an identifier is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
+const KINDS: ValueKind[] = [
+  { kind: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
+  { kind: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
+  { kind: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"] },
+  { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b/, names: ["iban"] },
+  // 17 characters of a VIN's alphabet (no I, O or Q), letters and digits both.
+  { kind: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"] },
+  { kind: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"] },
+  { kind: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"] },
+  { kind: "vat", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"] },
+  { kind: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"] },
+  { kind: "ip", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
+  { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
+  { kind: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
+  { kind: "postcode", pattern: /\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/i, names: ["postcode", "postcodes"], formats: ["uk-postcode"] },
+  { kind: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
+  { kind: "pmid", pattern: /\bPMIDs?\b/i, names: ["pmid", "pmids"] },
+  { kind: "amount", pattern: new RegExp(`[£$€¥]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:[A-Za-z]+ )?(?:${MONEY_WORD})\\b`), names: ["amount"] },
+  { kind: "date", pattern: new RegExp(DATES.source, "i"), names: ["date"] },
+  { kind: "year", pattern: /\b(?:19|20)\d{2}\b|\bthis year\b|\bnext year\b/i, names: ["year"] },
+];
+
+/** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
+const IDENTIFIERS = new Set(["url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+
+export interface QueryValues {
+  /** The kinds of value the query carries. */
+  kinds: Set<string>;
+  /** The query without the identifiers' text. */
+  rest: string;
+  /** The point the query gives in decimal degrees, if any. */
+  point?: { lat: number; lng: number };
+}
+
+export function readValues(query: string): QueryValues {
+  let rest = query;
+  const kinds = new Set<string>();
+  let point: QueryValues["point"];
+  for (const k of KINDS) {
+    const m = k.pattern.exec(rest);
+    if (!m) continue;
+    kinds.add(k.kind);
+    if (k.kind === "coordinates") point = decimalPoint(m[0]);
+    if (IDENTIFIERS.has(k.kind)) rest = rest.replace(m[0], " ");
+  }
+  // A full date is a date, not also a year to list; two of them are a period.
+  if (kinds.has("date")) kinds.delete("year");
+  if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
+  if (PLACE_NAME.test(query)) kinds.add("place");
+  return { kinds, rest, point };
+}
+
+function decimalPoint(text: string): QueryValues["point"] {
+  const m = /^(-?\d+(?:\.\d+)?)\s*[,\s]\s*(-?\d+(?:\.\d+)?)$/.exec(text.trim());
+  return m ? { lat: Number(m[1]), lng: Number(m[2]) } : undefined;
+}
+
+const MONTHS_AND_DAYS = new RegExp(`^(?:${MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$`, "i");
+const NATIONS = /^(?:England|Scotland|Wales|Britain|Ireland|Europe|America|Africa|Asia)$/;
+/** A town or city named in words after "in", "near" or "around" ("schools in Leeds"): a place, but no postcode. */
+const PLACE_NAME = {
+  test: (query: string) =>
+    [...query.matchAll(/\b(?:in|near|around)\s+([A-Z][a-z]{2,})/g)].some((m) => !MONTHS_AND_DAYS.test(m[1]) && !NATIONS.test(m[1]) && !isCountry(m[1])),
+};
+
+const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
+
+/** Whether every parameter the endpoint requires is an identifier (an id, a code...), and it requires one. */
+export function requiresIdentifier(params: Record<string, ParamSpec>): boolean {
+  const required = Object.entries(params).filter(([, spec]) => spec.required);
+  return required.length > 0 && required.every(([name]) => IDENTIFIER_NAME.test(name));
+}
+
+/** Names in the query the endpoint files do not know ("Barclays", "Nvidia", "Keir Starmer"): capitalised words past the first. */
+export function unknownNames(query: string, isWord: (word: string) => boolean): string[] {
+  return [...query.matchAll(/(?<=\S\s+)\b[A-Z][a-z]+\b/g)].map((m) => m[0]).filter((w) => !isWord(w));
+}
+
+/**
+ * Identifier parameters the query gives by name with a value ("CIK 789019", "URN 100000", "station 9414290",
+ * "tac: 35693803"): the name, then a code with a digit or in capitals.
+ */
+export function namedParams(query: string, paramNames: Set<string>): Set<string> {
+  const named = new Set<string>();
+  for (const m of query.matchAll(/\b(?:([A-Za-z]+)[ _])?([A-Za-z]{2,})s?\s*[:#=]?\s+(?=[\w.-]*\d|[A-Z]{2,}\b)/g)) {
+    // "member id 172" gives member_id, not any id.
+    const name = [`${m[1]}_${m[2]}`.toLowerCase(), m[2].toLowerCase()].find((n) => paramNames.has(n));
+    if (name && IDENTIFIER_NAME.test(name)) named.add(name);
+  }
+  return named;
+}
+
+/** A required parameter of one of these kinds cannot be filled from the other kind given instead. */
+const ALTERNATIVES = [["coordinates", "postcode"], ["vin", "registration"], ["place", "postcode"]];
+
+/** The kinds an endpoint requires that the query gives an alternative to, not the kind itself. */
+export function missingAlternatives(required: Set<string>, given: Set<string>): string[] {
+  return ALTERNATIVES.flatMap((family) => family.filter((k) => required.has(k) && !given.has(k) && family.some((o) => o !== k && given.has(o))));
+}
+
+/** The kinds of value an endpoint's parameters take. */
+export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = false): Set<string> {
+  const taken = new Set<string>();
+  for (const [name, spec] of Object.entries(params)) {
+    if (requiredOnly && !spec.required) continue;
+    for (const k of KINDS) {
+      if (k.names.includes(name) || (spec.format && k.formats?.includes(spec.format))) taken.add(k.kind);
+    }
+    if (takesCurrency(spec)) taken.add("currency");
+  }
+  const names = Object.keys(params).filter((n) => !requiredOnly || params[n].required);
+  if ((names.includes("from") && names.includes("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
+  return taken;
+}
+
+const CURRENCY_CODES = new Set(Intl.supportedValuesOf("currency"));
+
+/** A parameter whose allowed values are currency codes. */
+function takesCurrency(spec: ParamSpec): boolean {
+  return (spec.enum ?? []).filter((v) => typeof v === "string" && CURRENCY_CODES.has(v.toUpperCase())).length >= 3;
+}

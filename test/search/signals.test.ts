@@ -1,0 +1,58 @@
+// What search reads in a query beyond its words: the values it carries, the places and currencies it names.
+import assert from "node:assert/strict";
+import { currenciesIn, currencyPair } from "../../engine/search/currencies.ts";
+import { placesIn } from "../../engine/search/places.ts";
+import { terms } from "../../engine/search/text.ts";
+import { namedParams, readValues } from "../../engine/search/values.ts";
+
+const kinds = (q: string) => [...readValues(q).kinds].sort();
+const places = (q: string) => [...placesIn(q, terms(q))].sort();
+const currencies = (q: string) => [...currenciesIn(q, terms(q))].sort();
+
+describe("query signals", () => {
+  it("finds the values a query carries, each once, and keeps identifiers out of the search words", () => {
+    assert.deepEqual(kinds("decode 1HGCM82633A004352"), ["vin"]);
+    assert.deepEqual(kinds("is 490154203237518 valid"), ["imei"]);
+    assert.deepEqual(kinds("check GB82WEST12345698765432"), ["iban"]);
+    assert.deepEqual(kinds("crimes near SW1A 1AA"), ["postcode"]);
+    assert.deepEqual(kinds("postcodes near 51.5, -0.12"), ["coordinates"]);
+    assert.deepEqual(kinds("when does bbc.co.uk expire"), ["domain"]);
+    assert.deepEqual(kinds("holidays in Spain in 2026"), ["year"]);
+    assert.deepEqual(kinds("working days between 1 March and 30 June"), ["date", "period"]);
+    assert.deepEqual(kinds("what's £75 in dollars"), ["amount"]);
+    assert.equal(readValues("when does bbc.co.uk expire").rest.includes("uk"), false);
+    assert.deepEqual(readValues("postcodes near 51.5, -0.12").point, { lat: 51.5, lng: -0.12 });
+    assert.deepEqual(kinds("inflation in the UK"), []);
+  });
+
+  it("reads a town named after 'in' as a place without a postcode, but not a month", () => {
+    assert.ok(readValues("secondary schools in Leeds").kinds.has("place"));
+    assert.ok(!readValues("votes in March 2024").kinds.has("place"));
+  });
+
+  it("finds identifier parameters given by name with a value", () => {
+    const names = new Set(["cik", "member_id", "id", "from"]);
+    assert.deepEqual([...namedParams("tickers for CIK 789019", names)], ["cik"]);
+    assert.deepEqual([...namedParams("votes of member id 172", names)], ["member_id"]);
+    assert.deepEqual([...namedParams("rates from 2020", names)], []);
+  });
+
+  it("names countries by country, city or US state, and a word the files use only when capitalised", () => {
+    assert.deepEqual(places("weather in Tokyo"), ["JP"]);
+    assert.deepEqual(places("alerts in Oklahoma"), ["US"]);
+    assert.deepEqual(places("flood warnings in England"), ["GB"]);
+    assert.deepEqual(places("US national debt"), ["US"]);
+    assert.deepEqual(places("tell us the rate"), []);
+    assert.deepEqual([...placesIn("reading the page", terms("reading the page"), (t) => t === "read")], []);
+  });
+
+  it("names currencies by code, symbol or name, a qualified name over its last word", () => {
+    assert.deepEqual(currencies("convert CAD to AUD"), ["AUD", "CAD"]);
+    assert.deepEqual(currencies("500 Swiss francs in US dollars"), ["CHF", "USD"]);
+    assert.deepEqual(currencies("pound to Canadian dollar"), ["CAD", "GBP"]);
+    assert.deepEqual(currencies("£200 in euros"), ["EUR", "GBP"]);
+    assert.deepEqual(currencies("try the rate"), []);
+    assert.deepEqual([...currencyPair("gbp-usd")!].sort(), ["GBP", "USD"]);
+    assert.equal(currencyPair("bank-rate"), undefined);
+  });
+});
