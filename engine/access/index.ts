@@ -320,7 +320,8 @@ class AccessLayer implements AccessService {
   private problem402(code: string, detail: string, call: CallRequest, headers: Record<string, string>, error: string, ways: WayForward[]): Problem {
     const pr = this.payments.paymentRequired(call.endpoint, call.resourceUrl, error);
     const x402 = ways.find((w) => w.way === "x402");
-    if (x402 && pr) Object.assign(x402, { network: pr.accepts[0].network, amount: pr.accepts[0].amount });
+    // network and amount name the first offer (as before several networks); networks lists every one.
+    if (x402 && pr) Object.assign(x402, { network: pr.accepts[0].network, amount: pr.accepts[0].amount, networks: pr.accepts.map((a) => ({ network: a.network, amount: a.amount, asset: a.asset })) });
     return new Problem({
       status: 402,
       code,

@@ -41,6 +41,13 @@ function parameters(e: Endpoint): Record<string, unknown>[] {
   }));
 }
 
+/** The request headers every call understands besides the key (docs/idempotency.md, docs/payments.md, docs/test-mode.md). */
+const CALL_HEADERS = [
+  { name: "PAYMENT-SIGNATURE", in: "header", required: false, schema: { type: "string" }, description: "Base64 of an x402 v2 PaymentPayload signing one of the 402's accepts: pays this call." },
+  { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "The same key with the same request within 24 hours returns the first answer and is charged once; with another request it is refused (422), and while the first is still running a retry gets 409." },
+  { name: "Test-Example", in: "header", required: false, schema: { type: "integer", minimum: 1 }, description: "With a test key (pda_test_…) only: answer from the endpoint's n-th example (from 1), error examples included." },
+];
+
 function operation(e: Endpoint, offers: PaymentRequirements[]): Record<string, unknown> {
   const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
   return {
@@ -55,7 +62,7 @@ function operation(e: Endpoint, offers: PaymentRequirements[]): Record<string, u
     "x-payment-info": paymentInfo(e, offers),
     // OpenAPI cannot say "give one of these sets": a call needs exactly one (one_of) or at least one (any_of).
     ...(e.paramSets ? { "x-param-sets": e.paramSets } : {}),
-    parameters: parameters(e),
+    parameters: [...parameters(e), ...CALL_HEADERS],
     responses: {
       "200": {
         description: "The data, with where it came from",

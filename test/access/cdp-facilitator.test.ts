@@ -88,6 +88,13 @@ describe("x402 through the CDP facilitator (a stand-in that checks CDP's JWT), o
     ]);
   });
 
+  it("names every offered network in the 402's x402 way forward, not only the first", async () => {
+    const res = await getJson(bankRate());
+    const way = res.body.ways_forward.find((w: { way: string }) => w.way === "x402");
+    assert.deepEqual(way.networks.map((n: { network: string }) => n.network), [BASE_SEPOLIA, SOLANA_DEVNET]);
+    assert.ok(way.networks.every((n: { amount: string; asset: string }) => n.amount === "1000" && n.asset));
+  });
+
   it("takes a Solana payment signed by the real @x402/svm client: verified and settled with CDP auth, recorded in the ledger with its network, never twice", async () => {
     const client = new x402Client().register(SOLANA_DEVNET, new ExactSvmScheme(payer, { rpcUrl: facilitator.rpcUrl }));
     const payload = await client.createPaymentPayload(await paymentRequired());

@@ -88,4 +88,9 @@ describe("OpenAPI: examples and x-payment-info", function () {
     await Promise.all(Array.from({ length: 4 }, worker));
     assert.deepEqual(failures, []);
   });
+  it("documents on every operation the request headers a call understands: PAYMENT-SIGNATURE, Idempotency-Key, Test-Example", async () => {
+    const missing = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+      ["PAYMENT-SIGNATURE", "Idempotency-Key", "Test-Example"].filter((h) => !item.get.parameters.some((p: Param & { in: string }) => p.name === h && p.in === "header")).map((h) => `${path} ${h}`));
+    assert.deepEqual(missing, []);
+  });
 });
