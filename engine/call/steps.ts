@@ -1,5 +1,5 @@
-// Runs an endpoint's upstream steps in order. Each step's URL may use the params, the vars and, through
-// {= JSONata}, the bodies of the steps before it ($steps.<as>). One step answers its body; several answer
+// Runs an endpoint's upstream steps. Each step's URL may use the params, the vars and, through {= JSONata}, the
+// bodies of the steps before it ($steps.<as>); steps that name no earlier body are asked side by side. One step answers its body; several answer
 // an object keyed by their `as` names. A step whose `when` is false is not requested, and an optional step whose
 // upstream fails is left out (a warning says so): both are null. A for_each step is requested once per item and a
 // paginate step page after page: their bodies are lists.
@@ -54,26 +54,33 @@ export async function runSteps(upstream: UpstreamClient, endpoint: Endpoint, par
   const scope = scopeOf(endpoint, params);
   let body: unknown;
   let asked = 0;
-  for (const [i, step] of steps.entries()) {
-    if (step.precondition && !step.precondition.early) await checkPrecondition(step, scope);
-    if (step.when && !(await step.when.evaluate(scope, scope))) {
-      body = scope.steps[step.as!] = null;
-      continue;
+  for (const wave of wavesOf(steps)) {
+    // The steps of a wave read no body of another of the wave: they are asked side by side, and their outcomes
+    // taken in the file's order, so that the answer, meta.sources and the first failure are the same every time.
+    const started: { step: Step; outcome: Promise<StepOutcome> }[] = [];
+    for (const { step, last } of wave) {
+      if (step.precondition && !step.precondition.early) await checkPrecondition(step, scope);
+      if (step.when && !(await step.when.evaluate(scope, scope))) {
+        started.push({ step, outcome: Promise.resolve({ skipped: true }) });
+        continue;
+      }
+      asked++;
+      // The free-form and declared-paging query go to the last step only.
+      const added = last ? { ...extra, ...(endpoint.paging ? pagingQuery(endpoint.paging, params) : {}) } : {};
+      const own: StepsRun = { fetched: [], missing: [], failed: {}, cut: [] };
+      started.push({ step, outcome: runStep(upstream, step, scope, added, own).then((b) => ({ body: b, own }), (error) => ({ error, own })) });
     }
-    asked++;
-    // The free-form and declared-paging query go to the last step only.
-    const added = i === steps.length - 1 ? { ...extra, ...(endpoint.paging ? pagingQuery(endpoint.paging, params) : {}) } : {};
-    try {
-      body = await runStep(upstream, step, scope, added, run);
-    } catch (e) {
-      const fault = step.optional ? upstreamFault(e) : undefined;
-      if (!fault) throw e;
-      run.missing.push({ part: step.as!, source: step.source, detail: `The upstream source ${step.source} ${fault}; the answer is given without its ${step.as} part (null).` });
-      run.failed[step.as!] = fault;
-      body = null;
+    const outcomes = await Promise.all(started.map((s) => s.outcome));
+    for (const [i, { step }] of started.entries()) {
+      const o = outcomes[i];
+      if (o.own) {
+        run.fetched.push(...o.own.fetched);
+        run.cut.push(...o.own.cut);
+      }
+      body = "error" in o ? missingPart(step, o.error, run) : (o.body ?? null);
+      if (step.as) scope.steps[step.as] = body;
+      if (step.check && body !== null) await checkRule(step.check, body, scope);
     }
-    if (step.as) scope.steps[step.as] = body;
-    if (step.check && body !== null) await checkRule(step.check, body, scope);
   }
   // Optional steps all asked and all failed (sources asked side by side): nothing is left to answer with.
   if (asked > 0 && Object.keys(run.failed).length === asked) {
@@ -81,6 +88,27 @@ export async function runSteps(upstream: UpstreamClient, endpoint: Endpoint, par
       detail: `Every upstream source asked failed (${Object.entries(run.failed).map(([part, fault]) => `${part}: ${fault}`).join("; ")}). The call was not charged.` });
   }
   return steps.length > 1 ? scope.steps : body;
+}
+
+type StepOutcome = { skipped: true; body?: undefined; own?: undefined } | { body: unknown; own: StepsRun } | { error: unknown; own: StepsRun };
+
+/** The steps cut where one reads an earlier body ($steps): each wave starts once the waves before it have ended. */
+function wavesOf(steps: Step[]): { step: Step; last: boolean }[][] {
+  const waves: { step: Step; last: boolean }[][] = [];
+  for (const [i, step] of steps.entries()) {
+    if (!waves.length || step.readsEarlierSteps) waves.push([]);
+    waves.at(-1)!.push({ step, last: i === steps.length - 1 });
+  }
+  return waves;
+}
+
+/** An optional step's upstream fault leaves its part null (with a warning); any other failure fails the call. */
+function missingPart(step: Step, error: unknown, run: StepsRun): null {
+  const fault = step.optional ? upstreamFault(error) : undefined;
+  if (!fault) throw error;
+  run.missing.push({ part: step.as!, source: step.source, detail: `The upstream source ${step.source} ${fault}; the answer is given without its ${step.as} part (null).` });
+  run.failed[step.as!] = fault;
+  return null;
 }
 
 /** One step's body: one request's, or the list of its items' (for_each) or of its pages' (paginate). */

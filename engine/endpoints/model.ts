@@ -51,6 +51,8 @@ export interface Step {
   forEach?: ForEach;
   /** Requested page after page; the step's body is the list of page bodies, in order. */
   paginate?: Paginate;
+  /** Names $steps somewhere (a template, when, a precondition or check): it waits for the steps before it. */
+  readsEarlierSteps: boolean;
 }
 
 export interface ForEach {

@@ -127,6 +127,7 @@ function compileStep(raw: Record<string, unknown>): Step {
     when: raw.when ? expression(raw.when as string) : undefined,
     forEach: compileForEach(raw.for_each as RawForEach | undefined),
     paginate: compilePaginate(raw.paginate as RawPaginate | undefined),
+    readsEarlierSteps: /\$steps\b/.test(JSON.stringify(raw)),
   };
 }
 

@@ -1,7 +1,7 @@
 // Steps that loop and page, declared in an endpoint file: `for_each` asks once per item of a list (at most `max`,
 // refused or cut, at most `concurrency` at a time), `paginate` follows the upstream's next link (which must stay on
 // the source) or counts a page number or an offset, up to `max_pages`; `check` tests a step's body once it is in;
-// and a step's headers are templates.
+// a step's headers are templates; and steps that read no earlier body are asked side by side.
 // The demo endpoints ask the ons source (https://api.beta.ons.gov.uk/v1: a base URL with a path).
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -25,6 +25,20 @@ examples:
 `;
 
 const ENDPOINTS: Record<string, string> = {
+  together: endpoint("together", `upstream:
+  - as: a
+    source: ons
+    path: /a
+    expect: { test: "$exists(v)" }
+  - as: b
+    source: ons
+    path: /b
+    expect: { test: "$exists(v)" }
+  - as: c
+    source: ons
+    path: "/c/{= $steps.a.v }"
+    expect: { test: "$exists(v)" }
+transform: "{ 'v': [a.v, b.v, c.v] }"`),
   items: endpoint("items", `params:
   ids: { type: string, required: true, description: Comma-separated ids. }
   lang: { type: string, description: A language for the accept-language header. }
@@ -110,6 +124,31 @@ describe("engine: steps that loop and page", function () {
     server.engine.clearCaches();
   });
   after(() => server?.close());
+
+  describe("steps side by side", () => {
+    it("asks steps that read no earlier body together, a step naming $steps after them, and answers in the file's order", async () => {
+      const log: string[] = [];
+      let inFlight = 0;
+      let most = 0;
+      // a answers last of the two: the order of meta.sources is still the file's.
+      for (const [p, wait] of [["/v1/a", 400], ["/v1/b", 50], ["/v1/c/A", 0]] as const) {
+        nock(ONS).get(p).reply(async () => {
+          log.push(`start ${p}`);
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, wait));
+          inFlight--;
+          log.push(`end ${p}`);
+          return [200, { v: p === "/v1/a" ? "A" : p.at(-1)!.toUpperCase() }, json];
+        });
+      }
+      const res = await get("together");
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.data.v, ["A", "B", "A"]);
+      assert.equal(most, 2, "a and b in flight together");
+      assert.ok(log.indexOf("start /v1/c/A") > log.indexOf("end /v1/a"), `c waits for a: ${log.join(", ")}`);
+      assert.deepEqual(res.body.meta.sources.map((s: { url: string }) => new URL(s.url).pathname), ["/v1/a", "/v1/b", "/v1/c/A"]);
+    });
+  });
 
   describe("for_each", () => {
     it("asks once per item, at most `concurrency` at a time, and answers the bodies in the items' order", async () => {
