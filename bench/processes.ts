@@ -3,9 +3,9 @@
 // the Node that runs the benchmark.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../test/support/free-port.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -19,13 +19,6 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 

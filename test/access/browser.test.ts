@@ -1,14 +1,13 @@
 // The pages a person opens, in a real browser (Debian's chromium driven by playwright-core): a person gets a key on
 // /free and uses it (a test key too); / and /free fit a 390 px phone screen and a 1280 px desktop without sideways scrolling.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import nock from "nock";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../support/chromium.ts";
 import type { Running } from "../../engine/http/server.ts";
 import { mockBankOfEngland, smallAllowanceEndpoints } from "../support/x402-service.ts";
 import { startTestServer } from "../support/helpers.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 describe("the /free page in headless Chromium", function () {
   this.timeout(60_000);
@@ -16,17 +15,9 @@ describe("the /free page in headless Chromium", function () {
   let server: Running;
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.warn(`    (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium)`);
-      this.skip();
-    }
+    browser = (await launchChromium(this))!;
     mockBankOfEngland();
     server = await startTestServer({ config: { endpointsDir: smallAllowanceEndpoints() } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true, // playwright also gives it a new empty user-data-dir
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
   });
   after(async () => {
     await browser?.close();

@@ -2,14 +2,13 @@
 // typing in the filter box narrows the list, also while the page is still loading; a link leads to the group's full
 // reference; without JavaScript the list is all there.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../support/chromium.ts";
 import type { Running } from "../../engine/http/server.ts";
 import { freeAccess, startTestServer } from "../support/helpers.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** The endpoint lines and the number of groups a person sees (a string: the project compiles without the DOM's types). */
 const visible = (page: Page): Promise<{ endpoints: string[]; groups: number }> => page.evaluate(`(() => {
@@ -26,16 +25,8 @@ describe("the landing page in headless Chromium", function () {
   let server: Running;
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.warn(`    (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium)`);
-      this.skip();
-    }
+    browser = (await launchChromium(this))!;
     server = await startTestServer({ access: freeAccess });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
   });
   after(async () => {
     await browser?.close();

@@ -1,16 +1,9 @@
 // Servers run as child processes (`node engine/cli.ts serve`), as in production: crash and scale-out tests.
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { ROOT } from "./helpers.ts";
 
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort } from "./free-port.ts";
 
 export function serve(env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(path.join(ROOT, "node_modules", ".bin", "node"), ["engine/cli.ts", "serve"], { cwd: ROOT, env, stdio: "ignore" });
