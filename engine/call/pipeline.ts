@@ -18,8 +18,6 @@ import type { Endpoint } from "../endpoints/model.ts";
 import { upstreamRequest, type PluginContext } from "../endpoints/plugin.ts";
 import type { CallAnswer, CallRequest } from "../access/types.ts";
 import { ResultCache, type Answer } from "./result-cache.ts";
-import { isTestKey } from "../access/keys.ts";
-import { runTestCall } from "../testmode/call.ts";
 
 /** A call as it arrives: the endpoint by name and the raw query; the rest as the access layer sees it. */
 export interface CallInput extends Omit<CallRequest, "endpoint" | "params" | "answered"> {
@@ -32,8 +30,6 @@ export interface CallInput extends Omit<CallRequest, "endpoint" | "params" | "an
 export type CallResult = CallAnswer;
 
 export async function runCall(engine: Engine, input: CallInput): Promise<CallResult> {
-  // A test key's call is answered from the endpoint's examples (engine/testmode/call.ts, docs/test-mode.md).
-  if (isTestKey(input.apiKey)) return runTestCall(engine, input);
   const { endpoint, params, extra } = await checkCall(engine, input);
   requireDatasets(engine, endpoint, params);
   const cache = cacheSlot(engine, endpoint, params, extra);

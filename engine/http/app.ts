@@ -1,7 +1,7 @@
 // The Express app: /v1 routes through the pipeline, and the pages generated from the endpoint files.
 import express, { type Express, type Request, type Response, type NextFunction } from "express";
 import compression from "compression";
-import { runCall } from "../call/pipeline.ts";
+import { answerCall } from "../testmode/answer-call.ts";
 import { Problem, toProblem } from "../basics/problem.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { offersOf } from "./discovery/offers.ts";
@@ -48,7 +48,7 @@ export function createHttpApp(engine: Engine): Express {
       return sendProblem(res, new Problem({ status: 405, code: "method_not_allowed", detail: `${req.method} is not allowed on ${req.path}: every endpoint answers GET only.` }), req.originalUrl);
     }
     try {
-      const result = await runCall(engine, {
+      const result = await answerCall(engine, {
         group: String(req.params.group),
         operation: String(req.params.operation),
         query: req.query as Record<string, unknown>,

@@ -1,8 +1,8 @@
 // The MCP tools: search_apis, call_api, and every endpoint as its own tool <group>__<operation>.
-// Endpoint calls go through runCall, the pipeline HTTP uses, so validation, allowance, payment, cache and ledger
+// Endpoint calls go through answerCall, as HTTP calls do, so validation, allowance, payment, cache and ledger
 // are the same; only the channel ("mcp") and the way errors are returned differ.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { runCall } from "../call/pipeline.ts";
+import { answerCall } from "../testmode/answer-call.ts";
 import { Problem, badParam, toProblem } from "../basics/problem.ts";
 import { parseParams, type ParamSpec } from "../endpoints/params.ts";
 import { createSearchIndex } from "../search/index.ts";
@@ -101,7 +101,7 @@ export function createToolbox(engine: Engine): Toolbox {
     try {
       const [group, operation] = tool.split("__");
       if (!operation) throw new Problem({ status: 404, code: "unknown_endpoint", detail: `There is no tool ${tool}. Tool names are <group>__<operation>; find one with search_apis.` });
-      const result = await runCall(engine, {
+      const result = await answerCall(engine, {
         group,
         operation,
         query: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)),

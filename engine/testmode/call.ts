@@ -13,7 +13,8 @@ import { ResultCache } from "../call/result-cache.ts";
 import { UpstreamClient } from "../upstream/client.ts";
 import type { Engine } from "../engine.ts";
 import type { Endpoint, Example } from "../endpoints/model.ts";
-import { Recordings, withRecordings } from "./recordings.ts";
+import { Recordings, withRecordings } from "../upstream/recordings.ts";
+import { recordingsOfExample } from "./recordings.ts";
 import { standInCredentials } from "./fixtures.ts";
 import { testAccess } from "./access.ts";
 
@@ -37,9 +38,9 @@ export async function runTestCall(engine: Engine, input: CallInput): Promise<Cal
     await withClock(matched ? exampleClock(matched) : {}, () => checkCall(engine, input));
     const offline: Engine = { ...engine, upstream: offlineUpstream(engine), results: new ResultCache(16), access: testAccess(engine.access, input.apiKey!) };
     const query = live ? input.query : rawQuery(example!.params);
-    const recordings = live ? new Recordings([]) : Recordings.ofExample(engine.config.rootDir, engine.registry, endpoint.group, example!);
+    const recordings = live ? new Recordings([]) : recordingsOfExample(engine.config.rootDir, engine.registry, endpoint.group, example!);
     const clock = example && (matched || !live) ? exampleClock(example) : {};
-    // apiKey goes: the test access layer knows it, and the call must not come back here.
+    // apiKey goes: the test access layer knows it.
     const result = await withClock(clock, () => withRecordings(recordings, () => runCall(offline, { ...input, query, apiKey: undefined })));
     result.body.meta = { ...result.body.meta, paid_by: "test", ...tag };
     return result;

@@ -27,5 +27,4 @@ export function standInCredentials(sources: Iterable<Source>): Record<string, st
   return Object.fromEntries(vars.map((v) => [v, `test-${v.toLowerCase()}`]));
 }
 
-/** The access token the token service grants for an OAuth2 source's stand-in credentials in examples. */
-export const standInToken = (source: Source) => `test-${source.name}-token`;
+export { standInToken } from "../upstream/oauth2.ts";

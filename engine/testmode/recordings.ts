@@ -1,81 +1,24 @@
-// A test-mode call's upstream: the recorded answers of one endpoint example, and nothing else. While a call runs
-// inside withRecordings(), every request that would go out (engine/upstream/exchange.ts, the safe fetcher of
-// callers' URLs, OAuth2 token requests) is answered from them instead, and no socket is ever opened: a request
-// no recording matches fails as a network error (a 502, never charged). A recording matches on origin, path,
-// method and, when the fixture states one, the exact query, as the example tests' nock replay does; each answers
-// once, in the order the example lists them.
+// A test-mode call's recordings: the recorded upstream answers of one endpoint example (engine/upstream/recordings.ts
+// answers every request of the call from them).
 import fs from "node:fs";
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Example, Registry } from "../endpoints/model.ts";
+import { Recordings } from "../upstream/recordings.ts";
 import { fixtureContentType, fixtureFile } from "./fixtures.ts";
 
-export interface RecordedAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-interface Recording {
-  method: string;
-  origin: string;
-  pathname: string;
-  query?: Record<string, unknown>;
-  answer: RecordedAnswer;
-  used: boolean;
-}
-
-export class Recordings {
-  private readonly list: Recording[];
-  /** What the call keeps for itself instead of in a shared cache (the safe fetcher's robots.txt, by origin). */
-  readonly memo = new Map<string, unknown>();
-
-  constructor(list: Recording[]) {
-    this.list = list;
-  }
-
-  /** The example's fixtures, read from disk now (a missing file fails here, before the call runs). */
-  static ofExample(rootDir: string, registry: Registry, group: string, example: Example): Recordings {
-    return new Recordings((example.fixtures ?? []).map((f) => {
-      const base = f.origin ?? f.base_url ?? registry.sources.get(f.source ?? "")?.base_url;
-      if (!base) throw new Error(`fixture names unknown source ${f.source}`);
-      const url = new URL(base.replace(/\/$/, "") + f.path);
-      const body = fs.readFileSync(fixtureFile(rootDir, f.file, group));
-      return {
-        method: f.method ?? "GET", origin: url.origin, pathname: url.pathname, query: f.query, used: false,
-        answer: { status: f.status ?? 200, headers: { "content-type": fixtureContentType(f), ...lowerKeys(f.reply_headers) }, body },
-      };
-    }));
-  }
-
-  /** The recorded answer to this request (taken: it answers once), or undefined when none matches. */
-  take(url: URL, method = "GET"): RecordedAnswer | undefined {
-    const hit = this.list.find((r) => !r.used && r.method === method && r.origin === url.origin && r.pathname === url.pathname && sameQuery(url.searchParams, r.query));
-    if (hit) hit.used = true;
-    return hit?.answer;
-  }
-}
-
-/** The query a fixture states, exactly (no key more or less); a fixture that states none matches any. */
-function sameQuery(actual: URLSearchParams, expected: Record<string, unknown> | undefined): boolean {
-  if (!expected) return true;
-  const keys = new Set(actual.keys());
-  if (keys.size !== Object.keys(expected).length) return false;
-  return Object.entries(expected).every(([k, v]) => JSON.stringify(actual.getAll(k)) === JSON.stringify([v].flat().map(String)));
+/** The example's fixtures, read from disk now (a missing file fails here, before the call runs). */
+export function recordingsOfExample(rootDir: string, registry: Registry, group: string, example: Example): Recordings {
+  return new Recordings((example.fixtures ?? []).map((f) => {
+    const base = f.origin ?? f.base_url ?? registry.sources.get(f.source ?? "")?.base_url;
+    if (!base) throw new Error(`fixture names unknown source ${f.source}`);
+    const url = new URL(base.replace(/\/$/, "") + f.path);
+    const body = fs.readFileSync(fixtureFile(rootDir, f.file, group));
+    return {
+      method: f.method ?? "GET", origin: url.origin, pathname: url.pathname, query: f.query, used: false,
+      answer: { status: f.status ?? 200, headers: { "content-type": fixtureContentType(f), ...lowerKeys(f.reply_headers) }, body },
+    };
+  }));
 }
 
 function lowerKeys(h: Record<string, string> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(h ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
-
-const current = new AsyncLocalStorage<Recordings>();
-
-/** The recordings of the test-mode call running here, if it is one. */
-export const replaying = (): Recordings | undefined => current.getStore();
-
-/** Runs fn (and everything it awaits) answered by these recordings only. */
-export function withRecordings<T>(recordings: Recordings, fn: () => T): T {
-  return current.run(recordings, fn);
-}
-
-/** What a request without a recording gets in test mode. */
-export const NOT_RECORDED = "test mode: no recorded answer for this request (it was not sent)";

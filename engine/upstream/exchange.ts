@@ -3,7 +3,7 @@
 // only to the source's own host, over https unless the base itself is plain http (a loopback override).
 // Dataset downloads follow redirects by the same rule (checkRedirect).
 import got from "got";
-import { NOT_RECORDED, replaying } from "../testmode/recordings.ts";
+import { NOT_RECORDED, replaying } from "./recordings.ts";
 
 /** Sent to every upstream that does not need another; UPSTREAM_USER_AGENT replaces it (name a contact there). */
 export const USER_AGENT = "public-data-api/1.1 (+https://github.com/public-data-api; pay-per-call public data for AI agents)";

@@ -5,9 +5,11 @@ import got from "got";
 import { UpstreamError } from "./error.ts";
 import { USER_AGENT } from "./exchange.ts";
 import type { Source } from "./sources.ts";
-import { replaying } from "../testmode/recordings.ts";
-import { standInToken } from "../testmode/fixtures.ts";
+import { replaying } from "./recordings.ts";
 import type { Logger } from "../basics/log.ts";
+
+/** The access token the token service grants for an OAuth2 source's stand-in credentials in examples (and test mode). */
+export const standInToken = (source: Source) => `test-${source.name}-token`;
 
 interface Cached {
   token: string;

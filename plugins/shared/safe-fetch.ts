@@ -19,7 +19,7 @@ import { LRUCache } from "lru-cache";
 import type { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { lazy } from "./lazy.ts";
 import { USER_AGENT } from "../../engine/upstream/exchange.ts";
-import { NOT_RECORDED, replaying } from "../../engine/testmode/recordings.ts";
+import { NOT_RECORDED, replaying } from "../../engine/upstream/recordings.ts";
 import { checkUrl, DENIED_ADDRESSES, isAllowedAddress, SafeFetchError, testAddressPolicy, type TestPolicy } from "../../engine/upstream/url-gate.ts";
 
 export { checkUrl, isAllowedAddress, SafeFetchError, setTestAddressPolicy, type SafeFetchFailure } from "../../engine/upstream/url-gate.ts";
