@@ -4,7 +4,7 @@
 import { x402ResourceServer } from "@x402/core/server";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { ExactSvmScheme } from "@x402/svm/exact/server";
+import { createRequire } from "node:module";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SchemeNetworkServer, SettleResponse, SupportedResponse } from "@x402/core/types";
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension, isValidPaymentId } from "@x402/extensions/payment-identifier";
 import { createHash } from "node:crypto";
@@ -15,6 +15,10 @@ import type { NetworkSettings, X402Settings } from "./settings.ts";
 import { SettlementCheck, authorizationOf } from "./settlement-check.ts";
 import { FacilitatorWatch, facilitatorClient } from "./facilitator.ts";
 import { BAZAAR, bazaarExtension, serviceMetadata } from "./bazaar.ts";
+
+const require = createRequire(import.meta.url);
+/** @x402/svm (Solana) costs 31 MB and 120 ms at start-up: it is loaded only where a Solana network is configured. */
+const solanaScheme = (): SchemeNetworkServer => new (require("@x402/svm/exact/server") as typeof import("@x402/svm/exact/server")).ExactSvmScheme();
 
 export { encodePaymentRequiredHeader, encodePaymentResponseHeader };
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };
@@ -54,7 +58,7 @@ export class Payments {
     const facilitator = facilitatorClient(settings);
     this.server = new x402ResourceServer(facilitator);
     for (const n of settings.networks) {
-      const scheme = n.family === "solana" ? new ExactSvmScheme() : new ExactEvmScheme();
+      const scheme = n.family === "solana" ? solanaScheme() : new ExactEvmScheme();
       this.schemes.set(n.network, scheme);
       this.server.register(n.network, scheme);
     }
