@@ -3,11 +3,12 @@
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
 import { currenciesIn, currencyPair } from "./currencies.ts";
-import { coverage, namesLocality, placesIn } from "./places.ts";
+import { citiesIn, coverage, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
 import { missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
+import type { ParamSpec } from "../endpoints/params.ts";
 
 /** Each kind of value the query carries that the endpoint takes a parameter for. */
 const TAKES_VALUE = 1.35;
@@ -33,7 +34,7 @@ const NO_HISTORY = 0.6;
 const SERIES = 1.3;
 
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
-const TOPIC = /\b(?:about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
+const TOPIC = /["“][^"”]+["”]|\b(?:containing|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 /** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
@@ -55,6 +56,8 @@ export interface QuerySignals {
   locality: boolean;
   /** It names something by name and carries no identifier. */
   byName: boolean;
+  /** It names a city, which stands for its time zone where an endpoint takes one. */
+  city: boolean;
 }
 
 export interface EndpointTraits {
@@ -71,6 +74,8 @@ export interface EndpointTraits {
   covers: Set<string>;
   pair?: Set<string>;
   history: boolean;
+  /** It takes an IANA time zone, which cities name (Europe/London). */
+  zone: boolean;
 }
 
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
@@ -87,6 +92,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     topic: TOPIC.test(query),
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
+    city: citiesIn(values.rest, terms),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
 }
@@ -103,9 +109,13 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     byIdentifier: requiresIdentifier(e.params),
     covers: coverage(e.groupInfo, terms),
     pair: currencyPair(e.operation),
-    history: Object.keys(e.params).some((p) => RANGE_PARAMS.has(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
+    zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
+    history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
   };
 }
+
+/** A date, a year or a count of periods: "from" and "to" are a range only then, not two currencies or two places. */
+const takesTime = (p: ParamSpec) => p.format === "date" || p.type === "integer" || p.type === "number" || /\\d\{4\}/.test(p.pattern ?? "");
 
 /** The factor on an endpoint's word score. */
 export function fit(q: QuerySignals, t: EndpointTraits): number {
@@ -119,6 +129,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
+  if (q.city && t.zone) f *= TAKES_VALUE;
   if (q.topic && t.freeText) f *= SEARCHES_TOPIC;
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;

@@ -100,7 +100,7 @@ for (const country of countryNames()) if (!UK_NATIONS.includes(country.toLowerCa
 export const CITIES: Set<string> = new Set(
   Intl.supportedValuesOf("timeZone")
     .map((id) => id.split("/").pop()!.replace(/_/g, " "))
-    .filter((city) => words(city).length === 1)
+    .filter((city) => words(city).length <= 2)
     .map(asTerm),
 );
 export const CITY = asTerm("city");

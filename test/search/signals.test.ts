@@ -1,7 +1,7 @@
 // What search reads in a query beyond its words: the values it carries, the places and currencies it names.
 import assert from "node:assert/strict";
 import { currenciesIn, currencyPair } from "../../engine/search/currencies.ts";
-import { placesIn } from "../../engine/search/places.ts";
+import { citiesIn, placesIn } from "../../engine/search/places.ts";
 import { terms } from "../../engine/search/text.ts";
 import { namedParams, readValues } from "../../engine/search/values.ts";
 
@@ -23,6 +23,20 @@ describe("query signals", () => {
     assert.equal(readValues("when does bbc.co.uk expire").rest.includes("uk"), false);
     assert.deepEqual(readValues("postcodes near 51.5, -0.12").point, { lat: 51.5, lng: -0.12 });
     assert.deepEqual(kinds("inflation in the UK"), []);
+  });
+
+  it("reads a time of day as a time to convert, and says 'time' for it", () => {
+    assert.deepEqual(kinds("what is 9am Los Angeles in London").filter((k) => k !== "place"), ["clock"]);
+    assert.deepEqual(kinds("convert 14:30 to UTC"), ["clock"]);
+    assert.match(readValues("what is 9am Los Angeles").rest, /\btime\b/);
+    assert.deepEqual(kinds("the 10 year yield"), []);
+  });
+
+  it("names a city only capitalised, for endpoints that take its time zone", () => {
+    const city = (q: string) => citiesIn(q, terms(q));
+    assert.equal(city("what time is it in Tokyo"), true);
+    assert.equal(city("9am in Los Angeles"), true);
+    assert.equal(city("capital city of Kenya"), false);
   });
 
   it("reads a town named after 'in' as a place without a postcode, but not a month", () => {
