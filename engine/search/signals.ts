@@ -2,7 +2,7 @@
 // that take them, the places it names and the countries a group covers, the currencies it names and a pair-named
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
-import { currenciesIn, currencyPair } from "./currencies.ts";
+import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
 import { citiesIn, coverage, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
@@ -80,7 +80,8 @@ export interface EndpointTraits {
 
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
 export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
-  const places = placesIn(values.rest, terms, isWord);
+  const currencyNames = currencyNameTerms(terms);
+  const places = placesIn(values.rest, terms.filter((t) => !currencyNames.has(t)), isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
   const locality = values.kinds.has("place") || namesLocality(terms);
   return {

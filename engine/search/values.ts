@@ -12,8 +12,8 @@ interface ValueKind {
   names: string[];
   /** ...or parameter formats. */
   formats?: ParamSpec["format"][];
-  /** The word the value stands for in the query's text, where its own text is dropped ("9am" says "time"). */
-  says?: string;
+  /** What the value says in the query's words, where its own text is dropped ("9am" says "time"). */
+  says?: (value: string) => string;
 }
 
 const MONTH = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
@@ -40,14 +40,16 @@ const KINDS: ValueKind[] = [
   { kind: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
   { kind: "pmid", pattern: /\bPMIDs?\b/i, names: ["pmid", "pmids"] },
   // A time of day ("9am", "14:30", "3.15pm"): a time to convert, not a number of anything.
-  { kind: "clock", pattern: /\b(?:[01]?\d|2[0-3])(?:[:.][0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b/i, names: ["time"], says: "time" },
+  { kind: "clock", pattern: /\b(?:[01]?\d|2[0-3])(?:[:.][0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b/i, names: ["time"], says: () => "time" },
+  // An ONS (GSS) code says what kind of area it is by its first three characters (E06 a unitary authority, E05 a ward).
+  { kind: "gss", pattern: /\b[EWSNK]\d{8}\b/, names: [], says: (code) => code.slice(0, 3) },
   { kind: "amount", pattern: new RegExp(`[£$€¥]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:[A-Za-z]+ )?(?:${MONEY_WORD})\\b`), names: ["amount"] },
   { kind: "date", pattern: new RegExp(DATES.source, "i"), names: ["date"] },
   { kind: "year", pattern: /\b(?:19|20)\d{2}\b|\bthis year\b|\bnext year\b/i, names: ["year"] },
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
-const IDENTIFIERS = new Set(["clock", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+const IDENTIFIERS = new Set(["clock", "gss", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
 
 export interface QueryValues {
   /** The kinds of value the query carries. */
@@ -67,7 +69,7 @@ export function readValues(query: string): QueryValues {
     if (!m) continue;
     kinds.add(k.kind);
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
-    if (IDENTIFIERS.has(k.kind)) rest = rest.replace(m[0], ` ${k.says ?? ""} `);
+    if (IDENTIFIERS.has(k.kind)) rest = rest.replace(m[0], ` ${k.says?.(m[0]) ?? ""} `);
   }
   // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");

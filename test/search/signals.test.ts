@@ -1,6 +1,6 @@
 // What search reads in a query beyond its words: the values it carries, the places and currencies it names.
 import assert from "node:assert/strict";
-import { currenciesIn, currencyPair } from "../../engine/search/currencies.ts";
+import { currenciesIn, currencyNameTerms, currencyPair } from "../../engine/search/currencies.ts";
 import { citiesIn, placesIn } from "../../engine/search/places.ts";
 import { terms } from "../../engine/search/text.ts";
 import { namedParams, readValues } from "../../engine/search/values.ts";
@@ -32,6 +32,11 @@ describe("query signals", () => {
     assert.deepEqual(kinds("the 10 year yield"), []);
   });
 
+  it("reads an ONS code as the kind of area its first three characters name", () => {
+    assert.deepEqual(kinds("what is ONS code E06000023"), ["gss"]);
+    assert.match(readValues("what is ONS code E06000023").rest, /\bE06\b/);
+  });
+
   it("names a city only capitalised, for endpoints that take its time zone", () => {
     const city = (q: string) => citiesIn(q, terms(q));
     assert.equal(city("what time is it in Tokyo"), true);
@@ -57,6 +62,10 @@ describe("query signals", () => {
     assert.deepEqual(places("flood warnings in England"), ["GB"]);
     assert.deepEqual(places("US national debt"), ["US"]);
     assert.deepEqual(places("tell us the rate"), []);
+    // A currency's name is no place: "US dollar" asks nothing of the United States.
+    const q = "euro to US dollar rate history";
+    const t = terms(q);
+    assert.deepEqual([...placesIn(q, t.filter((x) => !currencyNameTerms(t).has(x)))], []);
     assert.deepEqual([...placesIn("reading the page", terms("reading the page"), (t) => t === "read")], []);
   });
 
