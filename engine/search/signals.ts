@@ -6,12 +6,14 @@ import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
 import { citiesIn, coverage, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
-import { missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
+import { isIdentifierKind, missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 import type { ParamSpec } from "../endpoints/params.ts";
 
 /** Each kind of value the query carries that the endpoint takes a parameter for. */
 const TAKES_VALUE = 1.35;
+/** The query carries an identifier (a domain, an IP, a VIN...) of a kind the endpoint takes no parameter for. */
+const TAKES_NONE = 0.75;
 /** The query names places and the endpoint's group covers other countries only. */
 const OTHER_PLACE = 0.4;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
@@ -44,6 +46,8 @@ const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|da
 
 export interface QuerySignals {
   values: Set<string>;
+  /** The identifiers' text by kind. */
+  identifiers: Map<string, string[]>;
   /** Parameters it gives by name with a value. */
   params: Set<string>;
   places: Set<string>;
@@ -62,6 +66,9 @@ export interface QuerySignals {
 
 export interface EndpointTraits {
   params: Set<string>;
+  /** Its parameters' patterns and descriptions, to tell whether one would accept a value the query carries. */
+  patterns: RegExp[];
+  paramText: string;
   freeText: boolean;
   local: boolean;
   /** It needs a place: a required postcode or point, or sets of them to give one of. */
@@ -86,6 +93,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
   const locality = values.kinds.has("place") || namesLocality(terms);
   return {
     values: values.kinds,
+    identifiers: values.identifiers,
     params: namedParams(query, paramNames),
     places,
     currencies: currenciesIn(query, terms),
@@ -101,6 +109,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
 export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
   return {
     params: new Set(Object.keys(e.params)),
+    patterns: Object.values(e.params).flatMap((p) => (p.pattern ? [new RegExp(p.pattern, p.case ? "iu" : "u")] : [])),
+    paramText: Object.values(e.params).map((p) => p.description).join(" "),
     freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
     local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
     seriesByName: /series|history/.test(e.operation),
@@ -118,10 +128,16 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
 /** A date, a year or a count of periods: "from" and "to" are a range only then, not two currencies or two places. */
 const takesTime = (p: ParamSpec) => p.format === "date" || p.type === "integer" || p.type === "number" || /\\d\{4\}/.test(p.pattern ?? "");
 
+/** Identifiers known by their name alone: a parameter described as taking "a DOI" takes one. */
+const NAMED_KINDS = new Set(["doi", "vat", "vin", "imei", "isin", "lei", "iban"]);
+/** Whether a parameter names the kind or its pattern accepts one of the values (an id parameter that takes a DOI or a VAT number). */
+const accepts = (t: EndpointTraits, kind: string, values: string[] = []) =>
+  (NAMED_KINDS.has(kind) && new RegExp(`\\b${kind}\\b`, "i").test(t.paramText)) || t.patterns.some((re) => values.some((v) => re.test(v.trim())));
+
 /** The factor on an endpoint's word score. */
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
-  for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
+  for (const kind of q.values) f *= t.takes.has(kind) ? TAKES_VALUE : isIdentifierKind(kind) && !accepts(t, kind, q.identifiers.get(kind)) ? TAKES_NONE : 1;
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).

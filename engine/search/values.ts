@@ -56,26 +56,36 @@ export interface QueryValues {
   kinds: Set<string>;
   /** The query without the identifiers' text. */
   rest: string;
+  /** The text of each identifier the query carries, by kind. */
+  identifiers: Map<string, string[]>;
   /** The point the query gives in decimal degrees, if any. */
   point?: { lat: number; lng: number };
 }
 
+/** The kinds of value that identify a thing: an endpoint that takes none of a kind the query carries is not for it. */
+export const isIdentifierKind = (kind: string) => IDENTIFIERS.has(kind) && kind !== "clock" && kind !== "gss";
+
 export function readValues(query: string): QueryValues {
   let rest = query;
   const kinds = new Set<string>();
+  const identifiers = new Map<string, string[]>();
   let point: QueryValues["point"];
   for (const k of KINDS) {
     const m = k.pattern.exec(rest);
     if (!m) continue;
     kinds.add(k.kind);
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
-    if (IDENTIFIERS.has(k.kind)) rest = rest.replace(m[0], ` ${k.says?.(m[0]) ?? ""} `);
+    if (!IDENTIFIERS.has(k.kind)) continue;
+    const all = [...rest.matchAll(new RegExp(k.pattern.source, `${k.pattern.flags}g`))].map((x) => x[0]);
+    for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
+    identifiers.set(k.kind, all);
+    if (k.kind === "postcode" && all.length >= 2) kinds.add("postcode-pair");
   }
   // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");
   if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
   if (PLACE_NAME.test(query)) kinds.add("place");
-  return { kinds, rest, point };
+  return { kinds, rest, point, identifiers };
 }
 
 function decimalPoint(text: string): QueryValues["point"] {
@@ -137,6 +147,7 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
     if (takesCurrency(spec)) taken.add("currency");
   }
   const names = Object.keys(params).filter((n) => !requiredOnly || params[n].required);
+  if (Object.entries(params).filter(([n, spec]) => (!requiredOnly || spec.required) && spec.format === "uk-postcode").length >= 2) taken.add("postcode-pair");
   if ((names.includes("from") && names.includes("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
   return taken;
 }

@@ -32,6 +32,13 @@ describe("query signals", () => {
     assert.deepEqual(kinds("the 10 year yield"), []);
   });
 
+  it("reads two postcodes as a pair, and keeps every identifier out of the search words", () => {
+    const v = readValues("how far is it from B1 1AA to LS1 1UR");
+    assert.deepEqual([...v.kinds].sort(), ["postcode", "postcode-pair"]);
+    assert.deepEqual(v.identifiers.get("postcode"), ["B1 1AA", "LS1 1UR"]);
+    assert.doesNotMatch(v.rest, /\d/);
+  });
+
   it("reads an ONS code as the kind of area its first three characters name", () => {
     assert.deepEqual(kinds("what is ONS code E06000023"), ["gss"]);
     assert.match(readValues("what is ONS code E06000023").rest, /\bE06\b/);
