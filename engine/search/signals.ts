@@ -68,7 +68,6 @@ export interface EndpointTraits {
   params: Set<string>;
   /** Its parameters' patterns and descriptions, to tell whether one would accept a value the query carries. */
   patterns: RegExp[];
-  paramText: string;
   freeText: boolean;
   local: boolean;
   /** It needs a place: a required postcode or point, or sets of them to give one of. */
@@ -110,7 +109,6 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
   return {
     params: new Set(Object.keys(e.params)),
     patterns: Object.values(e.params).flatMap((p) => (p.pattern ? [new RegExp(p.pattern, p.case ? "iu" : "u")] : [])),
-    paramText: Object.values(e.params).map((p) => p.description).join(" "),
     freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
     local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
     seriesByName: /series|history/.test(e.operation),
@@ -128,16 +126,13 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
 /** A date, a year or a count of periods: "from" and "to" are a range only then, not two currencies or two places. */
 const takesTime = (p: ParamSpec) => p.format === "date" || p.type === "integer" || p.type === "number" || /\\d\{4\}/.test(p.pattern ?? "");
 
-/** Identifiers known by their name alone: a parameter described as taking "a DOI" takes one. */
-const NAMED_KINDS = new Set(["doi", "vat", "vin", "imei", "isin", "lei", "iban"]);
-/** Whether a parameter names the kind or its pattern accepts one of the values (an id parameter that takes a DOI or a VAT number). */
-const accepts = (t: EndpointTraits, kind: string, values: string[] = []) =>
-  (NAMED_KINDS.has(kind) && new RegExp(`\\b${kind}\\b`, "i").test(t.paramText)) || t.patterns.some((re) => values.some((v) => re.test(v.trim())));
+/** Whether a parameter's own pattern accepts one of the values (an id parameter that takes a VAT number). */
+const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((re) => values.some((v) => re.test(v.trim())));
 
 /** The factor on an endpoint's word score. */
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
-  for (const kind of q.values) f *= t.takes.has(kind) ? TAKES_VALUE : isIdentifierKind(kind) && !accepts(t, kind, q.identifiers.get(kind)) ? TAKES_NONE : 1;
+  for (const kind of q.values) f *= t.takes.has(kind) ? TAKES_VALUE : isIdentifierKind(kind) && !accepts(t, q.identifiers.get(kind)) ? TAKES_NONE : 1;
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).

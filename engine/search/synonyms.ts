@@ -44,6 +44,7 @@ const GROUPS: string[][] = [
   ["without", "excluding"],
   ["underlying", "regular", "core"],
   ["rise", "increase", "growth", "change"],
+  ["big", "large", "major", "main"],
   ["uk", "united kingdom", "britain", "british", "great britain"],
 ];
 

@@ -12,6 +12,8 @@ interface ValueKind {
   names: string[];
   /** ...or parameter formats. */
   formats?: ParamSpec["format"][];
+  /** ...or parameter descriptions that name it ("An OpenAlex work id or a DOI"). */
+  described?: RegExp;
   /** What the value says in the query's words, where its own text is dropped ("9am" says "time"). */
   says?: (value: string) => string;
 }
@@ -25,14 +27,16 @@ const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)?
 const KINDS: ValueKind[] = [
   { kind: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
   { kind: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
-  { kind: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"] },
-  { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b/, names: ["iban"] },
+  { kind: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"], described: /\bDOI\b/ },
+  // A new-style arXiv identifier (2301.07041, 2301.07041v2) or an old one (hep-th/9901001).
+  { kind: "arxiv", pattern: /\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[A-Z]{2})?\/\d{7}\b/, names: [], described: /\barXiv (?:id|identifier)/i },
+  { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b/, names: ["iban"], described: /\bIBAN\b/ },
   // 17 characters of a VIN's alphabet (no I, O or Q), letters and digits both.
-  { kind: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"] },
-  { kind: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"] },
-  { kind: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"] },
-  { kind: "vat", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"] },
-  { kind: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"] },
+  { kind: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"], described: /\bVIN\b/ },
+  { kind: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"], described: /\bLEI\b/ },
+  { kind: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"], described: /\bISIN\b/ },
+  { kind: "vat", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"], described: /\bVAT\b/ },
+  { kind: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"], described: /\bIMEI\b/ },
   { kind: "ip", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
   { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
   { kind: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
@@ -49,7 +53,7 @@ const KINDS: ValueKind[] = [
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
-const IDENTIFIERS = new Set(["clock", "gss", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+const IDENTIFIERS = new Set(["clock", "gss", "arxiv", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
 
 export interface QueryValues {
   /** The kinds of value the query carries. */
@@ -142,7 +146,7 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   for (const [name, spec] of Object.entries(params)) {
     if (requiredOnly && !spec.required) continue;
     for (const k of KINDS) {
-      if (k.names.includes(name) || (spec.format && k.formats?.includes(spec.format))) taken.add(k.kind);
+      if (k.names.includes(name) || (spec.format && k.formats?.includes(spec.format)) || k.described?.test(spec.description)) taken.add(k.kind);
     }
     if (takesCurrency(spec)) taken.add("currency");
   }

@@ -39,6 +39,11 @@ describe("query signals", () => {
     assert.doesNotMatch(v.rest, /\d/);
   });
 
+  it("reads arXiv identifiers, new and old style", () => {
+    assert.deepEqual(kinds("arXiv 2301.07041 abstract"), ["arxiv"]);
+    assert.deepEqual(kinds("abstract of hep-th/9901001"), ["arxiv"]);
+  });
+
   it("reads an ONS code as the kind of area its first three characters name", () => {
     assert.deepEqual(kinds("what is ONS code E06000023"), ["gss"]);
     assert.match(readValues("what is ONS code E06000023").rest, /\bE06\b/);
