@@ -35,6 +35,7 @@ const NO_HISTORY = 0.6;
 /** The query asks for values over time and the endpoint is named for them (world-indicators/series, yield-history). */
 const SERIES = 1.3;
 
+const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
 const TOPIC = /["“][^"”]+["”]|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
@@ -60,6 +61,8 @@ export interface QuerySignals {
   locality: boolean;
   /** It names something by name and carries no identifier. */
   byName: boolean;
+  /** It asks for an identifier by a thing's name ("the CIK of Alphabet", "indicator code for life expectancy"). */
+  asksForId: boolean;
   /** It names a city, which stands for its time zone where an endpoint takes one. */
   city: boolean;
 }
@@ -101,6 +104,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
     city: citiesIn(values.rest, terms),
+    asksForId: ASKS_FOR_ID.test(query) && !values.kinds.size && !/\d/.test(values.rest),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
 }
@@ -142,7 +146,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;
-  if (q.topic && t.freeText) f *= SEARCHES_TOPIC;
+  if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
   return f;

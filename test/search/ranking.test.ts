@@ -91,6 +91,15 @@ describe("search index", () => {
       assert.equal(top("primary schools in Norwich")[0], "schools__search");
     });
 
+    it("reads what values say: a time of day, an ONS code's kind, two postcodes, an identifier asked for by name", () => {
+      assert.equal(top("what is 9am Los Angeles in London")[0], "time-zones__convert");
+      assert.equal(top("what is ONS code E06000023")[0], "uk-geography__local-authority");
+      assert.equal(top("how far is it from B1 1AA to LS1 1UR")[0], "calculators__postcode-distance");
+      assert.equal(top("World Bank indicator code for life expectancy")[0], "world-indicators__search-indicators");
+      // A currency's name is no place: the ECB's euro-dollar history is not a US source's.
+      assert.equal(top("ECB euro to US dollar reference rate history")[0], "euro-area-rates__series");
+    });
+
     it("finds nothing for words no endpoint uses", () => {
       assert.deepEqual(index.search("zxqv wplk"), []);
     });
