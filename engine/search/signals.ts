@@ -37,7 +37,7 @@ const SERIES = 1.3;
 
 const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
-const TOPIC = /["“][^"”]+["”]|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
+const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 /** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
