@@ -32,10 +32,13 @@ const NO_PLACE = 0.85;
 const LOCAL_PLACE = 1.1;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
+/** The query asks for a value now and the endpoint is named for a series or a history. */
+const NOT_SERIES = 0.85;
 /** The query asks for values over time and the endpoint is named for them (world-indicators/series, yield-history). */
 const SERIES = 1.3;
 
 const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
+const NOW = /\b(?:today|now|current|currently|at the moment|at present|this morning)\b/i;
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
 const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
@@ -54,6 +57,8 @@ export interface QuerySignals {
   places: Set<string>;
   currencies: Set<string>;
   history: boolean;
+  /** It asks for the value now ("today", "right now", "current"), not over time. */
+  now: boolean;
   topic: boolean;
   /** It says where, in any way: a place, a postcode, a point, "near me", "local", "region". */
   somewhere: boolean;
@@ -100,6 +105,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     places,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
+    now: NOW.test(query) && !HISTORY.test(query),
     topic: TOPIC.test(query),
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
@@ -143,6 +149,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 && !q.values.has("amount") ? TAKES_VALUE : 1;
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
+  else if (q.now && t.seriesByName) f *= NOT_SERIES;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;

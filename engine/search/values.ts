@@ -89,6 +89,11 @@ export function readValues(query: string): QueryValues {
   if (kinds.has("date")) kinds.delete("year");
   if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
   if (PLACE_NAME.test(query)) kinds.add("place");
+  // Like a time of day, a route says what it asks for in a word the question may not use.
+  if (ROUTE.test(query)) {
+    kinds.add("route");
+    rest += " route";
+  }
   return { kinds, rest, point, identifiers };
 }
 
@@ -104,6 +109,9 @@ const PLACE_NAME = {
   test: (query: string) =>
     [...query.matchAll(/\b(?:in|near|around)\s+([A-Z][a-z]{2,})/g)].some((m) => !MONTHS_AND_DAYS.test(m[1]) && !NATIONS.test(m[1]) && !isCountry(m[1])),
 };
+
+/** From one named place to another ("from King's Cross to Canary Wharf"): a journey or a distance. */
+const ROUTE = /\bfrom\s+[A-Z][\w']*(?:\s+[A-Z][\w']*)*\s+to\s+[A-Z]/;
 
 const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
 
@@ -152,6 +160,8 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   }
   const names = Object.keys(params).filter((n) => !requiredOnly || params[n].required);
   if (Object.entries(params).filter(([n, spec]) => (!requiredOnly || spec.required) && spec.format === "uk-postcode").length >= 2) taken.add("postcode-pair");
+  const place = (n: string) => params[n] && !params[n].format && !params[n].enum && !/\\d/.test(params[n].pattern ?? "") && !takesCurrency(params[n]);
+  if (names.includes("from") && names.includes("to") && place("from") && place("to")) taken.add("route");
   if ((names.includes("from") && names.includes("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
   return taken;
 }

@@ -39,6 +39,13 @@ describe("query signals", () => {
     assert.doesNotMatch(v.rest, /\d/);
   });
 
+  it("reads 'from' one named place 'to' another as a route, which says 'route'", () => {
+    const v = readValues("how do I get from King's Cross to Canary Wharf by tube");
+    assert.ok(v.kinds.has("route"));
+    assert.match(v.rest, /\broute\b/);
+    assert.ok(!readValues("rates from 2020 to 2024").kinds.has("route"));
+  });
+
   it("reads arXiv identifiers, new and old style", () => {
     assert.deepEqual(kinds("arXiv 2301.07041 abstract"), ["arxiv"]);
     assert.deepEqual(kinds("abstract of hep-th/9901001"), ["arxiv"]);
