@@ -15,7 +15,7 @@ const TAKES_VALUE = 1.35;
 /** The query carries an identifier (a domain, an IP, a VIN...) of a kind the endpoint takes no parameter for. */
 const TAKES_NONE = 0.75;
 /** The query names places and the endpoint's group covers other countries only. */
-const OTHER_PLACE = 0.4;
+const OTHER_PLACE = 0.3;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
 const OWN_PLACE = 1.15;
 /** The query names a currency outside the pair the endpoint is named by. */
@@ -23,7 +23,7 @@ const OTHER_CURRENCY = 0.35;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
 const CANNOT_CALL = 0.6;
 /** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
-const BY_NAME = 0.65;
+const BY_NAME = 0.75;
 /** The query asks for things about a topic and the endpoint takes free text to search by. */
 const SEARCHES_TOPIC = 1.25;
 /** The query says nowhere (no place, postcode or point, not even "near me") and the endpoint needs a place. */

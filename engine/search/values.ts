@@ -14,6 +14,8 @@ interface ValueKind {
   formats?: ParamSpec["format"][];
   /** ...or parameter descriptions that name it ("An OpenAlex work id or a DOI"). */
   described?: RegExp;
+  /** The word for the kind, which the query asks for a little even where it does not say it ("an IP address"). */
+  word?: string;
   /** What the value says in the query's words, where its own text is dropped ("9am" says "time"). */
   says?: (value: string) => string;
 }
@@ -21,45 +23,51 @@ interface ValueKind {
 const MONTH = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
 const MONEY_WORD = "pounds?|quid|dollars?|euros?|yen|francs?|yuan|rupees?|kron[ae]r?|pesos?|rand|zloty|lira|roubles?|rubles?|[A-Z]{3}";
 
+/** A day named by its holiday ("Easter Monday 2026", "Boxing Day"): a date to check, as much as "26 December". */
+const HOLIDAY_DATE = /\b(?:christmas (?:day|eve)|boxing day|new year's (?:day|eve)|good friday|easter (?:monday|sunday)|whit monday|ascension day|may day|labou?r day|independence day|thanksgiving day)\b/;
 const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
 
 // Order matters: an identifier is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
 const KINDS: ValueKind[] = [
-  { kind: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
-  { kind: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
-  { kind: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"], described: /\bDOI\b/ },
+  { kind: "url", word: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
+  { kind: "email", word: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
+  { kind: "doi", word: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"], described: /\bDOI\b/ },
   // A new-style arXiv identifier (2301.07041, 2301.07041v2) or an old one (hep-th/9901001).
-  { kind: "arxiv", pattern: /\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[A-Z]{2})?\/\d{7}\b/, names: [], described: /\barXiv (?:id|identifier)/i },
-  { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b/, names: ["iban"], described: /\bIBAN\b/ },
+  { kind: "arxiv", word: "arxiv", pattern: /\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[A-Z]{2})?\/\d{7}\b/, names: [], described: /\barXiv (?:id|identifier)/i },
+  { kind: "iban", word: "iban", pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b/, names: ["iban"], described: /\bIBAN\b/ },
   // 17 characters of a VIN's alphabet (no I, O or Q), letters and digits both.
-  { kind: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"], described: /\bVIN\b/ },
-  { kind: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"], described: /\bLEI\b/ },
-  { kind: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"], described: /\bISIN\b/ },
-  { kind: "vat", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"], described: /\bVAT\b/ },
-  { kind: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"], described: /\bIMEI\b/ },
-  { kind: "ip", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
+  { kind: "vin", word: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"], described: /\bVIN\b/ },
+  { kind: "lei", word: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"], described: /\bLEI\b/ },
+  { kind: "isin", word: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"], described: /\bISIN\b/ },
+  { kind: "vat", word: "vat number", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"], described: /\bVAT\b/ },
+  { kind: "imei", word: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"], described: /\bIMEI\b/ },
+  { kind: "ip", word: "ip address", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
   { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
-  { kind: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
-  { kind: "postcode", pattern: /\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/i, names: ["postcode", "postcodes"], formats: ["uk-postcode"] },
-  { kind: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
+  { kind: "domain", word: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
+  { kind: "postcode", word: "postcode", pattern: /\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/i, names: ["postcode", "postcodes"], formats: ["uk-postcode"] },
+  // A Companies House number said as one ("company 08888888", "company number SC123456").
+  { kind: "company", word: "company number", pattern: /(?<=\bcompany (?:number |no\.? )?)(?:[A-Z]{2}|\d{2})\d{6}\b/i, names: ["company_number"] },
+  { kind: "registration", word: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
   { kind: "pmid", pattern: /\bPMIDs?\b/i, names: ["pmid", "pmids"] },
   // A time of day ("9am", "14:30", "3.15pm"): a time to convert, not a number of anything.
   { kind: "clock", pattern: /\b(?:[01]?\d|2[0-3])(?:[:.][0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b/i, names: ["time"], says: () => "time" },
   // An ONS (GSS) code says what kind of area it is by its first three characters (E06 a unitary authority, E05 a ward).
   { kind: "gss", pattern: /\b[EWSNK]\d{8}\b/, names: [], says: (code) => code.slice(0, 3) },
   { kind: "amount", pattern: new RegExp(`[£$€¥]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:[A-Za-z]+ )?(?:${MONEY_WORD})\\b`), names: ["amount"] },
-  { kind: "date", pattern: new RegExp(DATES.source, "i"), names: ["date"] },
+  { kind: "date", pattern: new RegExp(`${DATES.source}|${HOLIDAY_DATE.source}`, "i"), names: ["date"] },
   { kind: "year", pattern: /\b(?:19|20)\d{2}\b|\bthis year\b|\bnext year\b/i, names: ["year"] },
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
-const IDENTIFIERS = new Set(["clock", "gss", "arxiv", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+const IDENTIFIERS = new Set(["clock", "gss", "arxiv", "company", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
 
 export interface QueryValues {
   /** The kinds of value the query carries. */
   kinds: Set<string>;
   /** The query without the identifiers' text. */
   rest: string;
+  /** The words for the kinds of identifier it carries ("ip address" for 8.8.8.8). */
+  kindWords: string[];
   /** The text of each identifier the query carries, by kind. */
   identifiers: Map<string, string[]>;
   /** The point the query gives in decimal degrees, if any. */
@@ -94,7 +102,8 @@ export function readValues(query: string): QueryValues {
     kinds.add("route");
     rest += " route";
   }
-  return { kinds, rest, point, identifiers };
+  const kindWords = KINDS.filter((k) => k.word && identifiers.has(k.kind)).map((k) => k.word!);
+  return { kinds, rest, point, identifiers, kindWords };
 }
 
 function decimalPoint(text: string): QueryValues["point"] {

@@ -96,6 +96,9 @@ describe("search index", () => {
       assert.equal(top("what is ONS code E06000023")[0], "uk-geography__local-authority");
       assert.equal(top("how far is it from B1 1AA to LS1 1UR")[0], "calculators__postcode-distance");
       assert.equal(top("how do I get from King's Cross to Canary Wharf by tube")[0], "london-transport__journey");
+      // A value alone still finds the endpoints for its kind.
+      assert.match(top("look up SW1A 1AA")[0], /^uk-postcodes__/);
+      assert.equal(top("list filings of company 08888888")[0], "companies-house__filing-history");
       assert.equal(top("World Bank indicator code for life expectancy")[0], "world-indicators__search-indicators");
       // A currency's name is no place: the ECB's euro-dollar history is not a US source's.
       assert.equal(top("ECB euro to US dollar reference rate history")[0], "euro-area-rates__series");

@@ -46,6 +46,17 @@ describe("query signals", () => {
     assert.ok(!readValues("rates from 2020 to 2024").kinds.has("route"));
   });
 
+  it("reads a company number said as one, and a holiday's name as a date", () => {
+    assert.deepEqual(kinds("list filings of company 08888888"), ["company"]);
+    assert.deepEqual(kinds("company number SC123456 accounts"), ["company"]);
+    assert.deepEqual(kinds("is Boxing Day a bank holiday"), ["date"]);
+  });
+
+  it("names the kind of each identifier carried, as a word to search a little for", () => {
+    assert.deepEqual(readValues("where is my server 104.16.132.229").kindWords, ["ip address"]);
+    assert.deepEqual(readValues("look up SW1A 1AA").kindWords, ["postcode"]);
+  });
+
   it("reads arXiv identifiers, new and old style", () => {
     assert.deepEqual(kinds("arXiv 2301.07041 abstract"), ["arxiv"]);
     assert.deepEqual(kinds("abstract of hep-th/9901001"), ["arxiv"]);
