@@ -18,6 +18,8 @@ const TAKES_NONE = 0.75;
 const OTHER_PLACE = 0.3;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
 const OWN_PLACE = 1.15;
+/** The query carries an amount of money and the endpoint is a rate named by a currency pair (it takes no amount). */
+const RATE_FOR_AMOUNT = 0.7;
 /** The query names a currency outside the pair the endpoint is named by. */
 const OTHER_CURRENCY = 0.35;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
@@ -40,7 +42,7 @@ const SERIES = 1.3;
 const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
 const NOW = /\b(?:today|now|current|currently|at the moment|at present|this morning)\b/i;
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
-const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
+const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on)\s+\w/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 /** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
@@ -146,6 +148,8 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
+  // An amount of money is converted: a rate named by a pair takes no amount.
+  if (t.pair && q.values.has("amount")) f *= RATE_FOR_AMOUNT;
   if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 && !q.values.has("amount") ? TAKES_VALUE : 1;
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;

@@ -31,6 +31,8 @@ const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)?
 const KINDS: ValueKind[] = [
   { kind: "url", word: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
   { kind: "email", word: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
+  // An international phone number ("+44 20 7946 0958", "+1 415 555 2671").
+  { kind: "phone", word: "phone number", pattern: /\+\d{1,3}(?:[\s().-]*\d){6,14}\b/, names: ["phone"], described: /\bphone number\b/i },
   { kind: "doi", word: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"], described: /\bDOI\b/ },
   // A new-style arXiv identifier (2301.07041, 2301.07041v2) or an old one (hep-th/9901001).
   { kind: "arxiv", word: "arxiv", pattern: /\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[A-Z]{2})?\/\d{7}\b/, names: [], described: /\barXiv (?:id|identifier)/i },
@@ -39,7 +41,7 @@ const KINDS: ValueKind[] = [
   { kind: "vin", word: "vin", pattern: /\b(?=[A-HJ-NPR-Z0-9]*\d)(?=[A-HJ-NPR-Z0-9]*[A-HJ-NPR-Z])[A-HJ-NPR-Z0-9]{17}\b/i, names: ["vin", "vins"], described: /\bVIN\b/ },
   { kind: "lei", word: "lei", pattern: /\b(?=[A-Z0-9]*[A-Z])[A-Z0-9]{18}\d{2}\b/, names: ["lei"], described: /\bLEI\b/ },
   { kind: "isin", word: "isin", pattern: /\b[A-Z]{2}(?=[A-Z0-9]*\d)[A-Z0-9]{9}\d\b/, names: ["isin"], described: /\bISIN\b/ },
-  { kind: "vat", word: "vat number", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}\b/, names: ["vat", "vat_number", "vrn"], described: /\bVAT\b/ },
+  { kind: "vat", word: "vat number", pattern: /\b(?:GB|XI|ATU|[A-Z]{2})\d{8,12}(?:B\d{2})?\b/, names: ["vat", "vat_number", "vrn"], described: /\bVAT\b/ },
   { kind: "imei", word: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"], described: /\bIMEI\b/ },
   { kind: "ip", word: "ip address", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
   { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
@@ -54,12 +56,14 @@ const KINDS: ValueKind[] = [
   // An ONS (GSS) code says what kind of area it is by its first three characters (E06 a unitary authority, E05 a ward).
   { kind: "gss", pattern: /\b[EWSNK]\d{8}\b/, names: [], says: (code) => code.slice(0, 3) },
   { kind: "amount", pattern: new RegExp(`[£$€¥]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:[A-Za-z]+ )?(?:${MONEY_WORD})\\b`), names: ["amount"] },
+  // A part of a law by its number ("section 21", "regulation 3", "schedule 2").
+  { kind: "section", pattern: /\b(?:section|regulation|article|schedule|paragraph)\s+\d+[A-Z]?\b/i, names: ["provision"] },
   { kind: "date", pattern: new RegExp(`${DATES.source}|${HOLIDAY_DATE.source}`, "i"), names: ["date"] },
   { kind: "year", pattern: /\b(?:19|20)\d{2}\b|\bthis year\b|\bnext year\b/i, names: ["year"] },
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
-const IDENTIFIERS = new Set(["clock", "gss", "arxiv", "company", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+const IDENTIFIERS = new Set(["clock", "gss", "arxiv", "company", "phone", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
 
 export interface QueryValues {
   /** The kinds of value the query carries. */
@@ -143,7 +147,7 @@ export function namedParams(query: string, paramNames: Set<string>): Set<string>
   const named = new Set<string>();
   for (const m of query.matchAll(/\b(?:([A-Za-z]+)[ _])?([A-Za-z]{2,})s?\s*[:#=]?\s+(?=[\w.-]*\d|[A-Z]{2,}\b)/g)) {
     // "member id 172" gives member_id, not any id.
-    const name = [`${m[1]}_${m[2]}`.toLowerCase(), m[2].toLowerCase()].find((n) => paramNames.has(n));
+    const name = [`${m[1]}_${m[2]}`, m[2], `${m[2]}_id`].map((n) => n.toLowerCase()).find((n) => paramNames.has(n));
     if (name && IDENTIFIER_NAME.test(name)) named.add(name);
   }
   return named;

@@ -57,6 +57,12 @@ describe("query signals", () => {
     assert.deepEqual(readValues("look up SW1A 1AA").kindWords, ["postcode"]);
   });
 
+  it("reads an international phone number, a part of a law, and a Dutch VAT number", () => {
+    assert.deepEqual(kinds("check +33 1 42 68 53 00"), ["phone"]);
+    assert.deepEqual(kinds("text of section 21 of the Housing Act"), ["section"]);
+    assert.deepEqual(kinds("VIES check for NL123456789B01"), ["vat"]);
+  });
+
   it("reads arXiv identifiers, new and old style", () => {
     assert.deepEqual(kinds("arXiv 2301.07041 abstract"), ["arxiv"]);
     assert.deepEqual(kinds("abstract of hep-th/9901001"), ["arxiv"]);
@@ -84,6 +90,7 @@ describe("query signals", () => {
     assert.deepEqual([...namedParams("tickers for CIK 789019", names)], ["cik"]);
     assert.deepEqual([...namedParams("votes of member id 172", names)], ["member_id"]);
     assert.deepEqual([...namedParams("rates from 2020", names)], []);
+    assert.deepEqual([...namedParams("food hygiene for FHRS 654321", new Set(["fhrs_id"]))], ["fhrs_id"]);
   });
 
   it("names countries by country, city or US state, and a word the files use only when capitalised", () => {
