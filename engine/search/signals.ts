@@ -18,6 +18,8 @@ const TAKES_NONE = 0.75;
 const OTHER_PLACE = 0.3;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
 const OWN_PLACE = 1.15;
+/** The query asks for several things of a kind by their plural, with no id; the endpoint looks up one of them by id. */
+const ONE_FOR_MANY = 0.8;
 /** The query carries an amount of money and the endpoint is a rate named by a currency pair (it takes no amount). */
 const RATE_FOR_AMOUNT = 0.7;
 /** The query names a currency outside the pair the endpoint is named by. */
@@ -70,6 +72,8 @@ export interface QuerySignals {
   byName: boolean;
   /** It asks for an identifier by a thing's name ("the CIK of Alphabet", "indicator code for life expectancy"). */
   asksForId: boolean;
+  /** The plural words it uses ("schools", "companies"), when it carries no identifier: it asks for several things, found by a search. */
+  plurals: Set<string>;
   /** It names a city, which stands for its time zone where an endpoint takes one. */
   city: boolean;
 }
@@ -90,6 +94,8 @@ export interface EndpointTraits {
   covers: Set<string>;
   pair?: Set<string>;
   history: boolean;
+  /** For an endpoint named for one thing it looks up by id ("school", "company"), that thing's plural. */
+  pluralOfOne?: string[];
   /** It takes an IANA time zone, which cities name (Europe/London). */
   zone: boolean;
 }
@@ -112,6 +118,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
     city: citiesIn(values.rest, terms),
+    plurals: [...values.kinds].some(isIdentifierKind) || /\d/.test(values.rest) ? new Set() : new Set(values.rest.toLowerCase().match(/\b[a-z]+(?:ies|s)\b/g) ?? []),
     asksForId: ASKS_FOR_ID.test(query) && !values.kinds.size && !/\d/.test(values.rest),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
@@ -130,6 +137,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     byIdentifier: requiresIdentifier(e.params),
     covers: coverage(e.groupInfo, terms),
     pair: currencyPair(e.operation),
+    pluralOfOne: requiresIdentifier(e.params) && /^[a-z]+$/.test(e.operation) ? [`${e.operation}s`, `${e.operation.replace(/y$/, "ie")}s`] : undefined,
     zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
     history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
   };
@@ -157,6 +165,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;
+  if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
   if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
