@@ -13,7 +13,7 @@ import { ROOT } from "../support/helpers.ts";
 const registry = await loadRegistry({ rootDir: ROOT, endpointsDir: path.join(ROOT, "endpoints") });
 const index = createSearchIndex(registry.endpoints.values());
 /** What the ranking reaches on held-out.json today (docs/search.md): a drop below fails. */
-const HELD_OUT_FLOOR = { top1: 0.97, top3: 0.995 };
+const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 /** The same for held-out-late.json's 118 questions. */
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
