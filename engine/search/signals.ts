@@ -152,7 +152,11 @@ const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((r
 /** The factor on an endpoint's word score. */
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
-  for (const kind of q.values) f *= t.takes.has(kind) ? TAKES_VALUE : isIdentifierKind(kind) && !accepts(t, q.identifiers.get(kind)) ? TAKES_NONE : 1;
+  for (const kind of q.values) {
+    const several = (q.identifiers.get(kind)?.length ?? 0) > 1;
+    if (t.takes.has(kind) || (several && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
+    else if (isIdentifierKind(kind) && !t.takes.has(`many:${kind}`) && !accepts(t, q.identifiers.get(kind))) f *= TAKES_NONE;
+  }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).

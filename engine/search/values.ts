@@ -25,7 +25,7 @@ const MONEY_WORD = "pounds?|quid|dollars?|euros?|yen|francs?|yuan|rupees?|kron[a
 
 /** A day named by its holiday ("Easter Monday 2026", "Boxing Day"): a date to check, as much as "26 December". */
 const HOLIDAY_DATE = /\b(?:christmas (?:day|eve)|boxing day|new year's (?:day|eve)|good friday|easter (?:monday|sunday)|whit monday|ascension day|may day|labou?r day|independence day|thanksgiving day)\b/;
-const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
+const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}(?:\\b|(?=T))|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
 
 // Order matters: an identifier is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
 const KINDS: ValueKind[] = [
@@ -52,7 +52,9 @@ const KINDS: ValueKind[] = [
   { kind: "registration", word: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
   { kind: "pmid", pattern: /\bPMIDs?\b/i, names: ["pmid", "pmids"] },
   // A time of day ("9am", "14:30", "3.15pm"): a time to convert, not a number of anything.
-  { kind: "clock", pattern: /\b(?:[01]?\d|2[0-3])(?:[:.][0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b/i, names: ["time"], says: () => "time" },
+  { kind: "clock", pattern: /\b(?:[01]?\d|2[0-3])(?:[:.][0-5]\d)?\s?(?:am|pm)\b|(?:\b|(?<=\dT))(?:[01]?\d|2[0-3]):[0-5]\d\b/i, names: ["time"], says: () => "time" },
+  // An IANA time zone ("Europe/Paris", "America/Argentina/Salta").
+  { kind: "zone", word: "time zone", pattern: /\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?\b/, names: ["tz"], described: /\bIANA (?:time )?zone/i },
   // An ONS (GSS) code says what kind of area it is by its first three characters (E06 a unitary authority, E05 a ward).
   { kind: "gss", pattern: /\b[EWSNK]\d{8}\b/, names: [], says: (code) => code.slice(0, 3) },
   { kind: "amount", pattern: new RegExp(`[£$€¥]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:[A-Za-z]+ )?(?:${MONEY_WORD})\\b`), names: ["amount"] },
@@ -167,7 +169,8 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   for (const [name, spec] of Object.entries(params)) {
     if (requiredOnly && !spec.required) continue;
     for (const k of KINDS) {
-      if (k.names.includes(name) || (spec.format && k.formats?.includes(spec.format)) || k.described?.test(spec.description)) taken.add(k.kind);
+      // A list parameter takes several values: one value alone is for an endpoint that takes one.
+      if (k.names.includes(name) || (spec.format && k.formats?.includes(spec.format)) || k.described?.test(spec.description)) taken.add(spec.type === "array" ? `many:${k.kind}` : k.kind);
     }
     if (takesCurrency(spec)) taken.add("currency");
   }

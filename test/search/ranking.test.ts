@@ -99,6 +99,8 @@ describe("search index", () => {
       // A value alone still finds the endpoints for its kind.
       assert.match(top("look up SW1A 1AA")[0], /^uk-postcodes__/);
       assert.equal(top("list filings of company 08888888")[0], "companies-house__filing-history");
+      // One value is for an endpoint that takes one, not a list.
+      assert.equal(top("postcode lookup CF10 1EP")[0], "uk-postcodes__lookup");
       assert.equal(top("World Bank indicator code for life expectancy")[0], "world-indicators__search-indicators");
       // A currency's name is no place: the ECB's euro-dollar history is not a US source's.
       assert.equal(top("ECB euro to US dollar reference rate history")[0], "euro-area-rates__series");

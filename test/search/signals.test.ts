@@ -63,6 +63,10 @@ describe("query signals", () => {
     assert.deepEqual(kinds("VIES check for NL123456789B01"), ["vat"]);
   });
 
+  it("reads an IANA zone, and the time in an ISO date-time", () => {
+    assert.deepEqual(kinds("convert 2026-07-01T09:00 from Europe/Paris to America/Chicago"), ["clock", "date", "zone"]);
+  });
+
   it("reads arXiv identifiers, new and old style", () => {
     assert.deepEqual(kinds("arXiv 2301.07041 abstract"), ["arxiv"]);
     assert.deepEqual(kinds("abstract of hep-th/9901001"), ["arxiv"]);
