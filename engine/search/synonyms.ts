@@ -45,6 +45,7 @@ const GROUPS: string[][] = [
   ["underlying", "regular", "core"],
   ["rise", "increase", "growth", "change"],
   ["big", "large", "major", "main"],
+  ["latest", "recent", "newest", "new"],
   ["uk", "united kingdom", "britain", "british", "great britain"],
 ];
 

@@ -4,7 +4,7 @@
 const STOP_WORDS = new Set(
   ("a an and any are as at be by can do does for from get give gives has have how i in into is it its me my of on or " +
     "our please right show shows so tell than that the their them then there these this to us was what when where " +
-    "which who whose why will with would you your now current currently today latest look up find check want need " +
+    "which who whose why will with would you your now current currently today look up find check want need " +
     "some about per between")
     .split(" "),
 );

@@ -61,7 +61,7 @@ const KINDS: ValueKind[] = [
   // A part of a law by its number ("section 21", "regulation 3", "schedule 2").
   { kind: "section", pattern: /\b(?:section|regulation|article|schedule|paragraph)\s+\d+[A-Z]?\b/i, names: ["provision"] },
   { kind: "date", pattern: new RegExp(`${DATES.source}|${HOLIDAY_DATE.source}`, "i"), names: ["date"] },
-  { kind: "year", pattern: /\b(?:19|20)\d{2}\b|\bthis year\b|\bnext year\b/i, names: ["year"] },
+  { kind: "year", pattern: /\b(?<!\d-)(?:19|20)\d{2}\b(?!-\d)|\bthis year\b|\bnext year\b/i, names: ["year"] },
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */

@@ -18,6 +18,8 @@ describe("query signals", () => {
     assert.deepEqual(kinds("postcodes near 51.5, -0.12"), ["coordinates"]);
     assert.deepEqual(kinds("when does bbc.co.uk expire"), ["domain"]);
     assert.deepEqual(kinds("holidays in Spain in 2026"), ["year"]);
+    // A year inside an id ("document 2024-12345") is no year to list.
+    assert.deepEqual(kinds("Federal Register document 2024-12345"), []);
     assert.deepEqual(kinds("working days between 1 March and 30 June"), ["date", "period"]);
     assert.deepEqual(kinds("what's £75 in dollars"), ["amount"]);
     assert.equal(readValues("when does bbc.co.uk expire").rest.includes("uk"), false);
