@@ -6,9 +6,8 @@ import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
 import { citiesIn, coverage, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
-import { isIdentifierKind, missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
+import { isIdentifierKind, missingAlternatives, takesTime, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
-import type { ParamSpec } from "../endpoints/params.ts";
 
 /** Each kind of value the query carries that the endpoint takes a parameter for. */
 const TAKES_VALUE = 1.35;
@@ -143,8 +142,6 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
   };
 }
 
-/** A date, a year or a count of periods: "from" and "to" are a range only then, not two currencies or two places. */
-const takesTime = (p: ParamSpec) => p.format === "date" || p.type === "integer" || p.type === "number" || /\\d\{4\}/.test(p.pattern ?? "");
 
 /** Whether a parameter's own pattern accepts one of the values (an id parameter that takes a VAT number). */
 const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((re) => values.some((v) => re.test(v.trim())));

@@ -163,6 +163,9 @@ export function missingAlternatives(required: Set<string>, given: Set<string>): 
   return ALTERNATIVES.flatMap((family) => family.filter((k) => required.has(k) && !given.has(k) && family.some((o) => o !== k && given.has(o))));
 }
 
+/** A date, a year or a count of periods: "from" and "to" are a range only then, not two currencies or two places. */
+export const takesTime = (p: ParamSpec) => p.format === "date" || p.type === "integer" || p.type === "number" || /\\d\{4\}/.test(p.pattern ?? "");
+
 /** The kinds of value an endpoint's parameters take. */
 export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = false): Set<string> {
   const taken = new Set<string>();
@@ -178,7 +181,8 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   if (Object.entries(params).filter(([n, spec]) => (!requiredOnly || spec.required) && spec.format === "uk-postcode").length >= 2) taken.add("postcode-pair");
   const place = (n: string) => params[n] && !params[n].format && !params[n].enum && !/\\d/.test(params[n].pattern ?? "") && !takesCurrency(params[n]);
   if (names.includes("from") && names.includes("to") && place("from") && place("to")) taken.add("route");
-  if ((names.includes("from") && names.includes("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
+  const time = (n: string) => !!params[n] && takesTime(params[n]);
+  if ((time("from") && time("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
   return taken;
 }
 
