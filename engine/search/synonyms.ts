@@ -43,9 +43,15 @@ const GROUPS: string[][] = [
   ["share", "proportion", "percentage", "rate"],
   ["without", "excluding"],
   ["underlying", "regular", "core"],
-  ["rise", "increase", "growth", "change"],
+  ["rise", "increase", "growth", "change", "grow"],
   ["big", "large", "major", "main"],
   ["latest", "recent", "newest", "new"],
+  ["earn", "revenue", "income", "profit"],
+  ["people", "population", "inhabitants", "residents"],
+  ["per person", "per capita", "per head"],
+  ["load", "page speed", "pagespeed", "performance"],
+  ["parliament", "commons", "mps"],
+  ["problem", "malfunction", "adverse event", "complaint"],
   ["uk", "united kingdom", "britain", "british", "great britain"],
 ];
 

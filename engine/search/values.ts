@@ -126,7 +126,8 @@ const PLACE_NAME = {
 };
 
 /** From one named place to another ("from King's Cross to Canary Wharf"): a journey or a distance. */
-const ROUTE = /\bfrom\s+[A-Z][\w']*(?:\s+[A-Z][\w']*)*\s+to\s+[A-Z]/;
+const PLACE_WORDS = "[A-Z][\\w']*(?:\\s+[A-Z][\\w']*)*";
+const ROUTE = new RegExp(`\\bfrom\\s+${PLACE_WORDS}\\s+to\\s+[A-Z]|\\bto\\s+${PLACE_WORDS}\\s+from\\s+[A-Z]`);
 
 const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
 

@@ -45,6 +45,7 @@ describe("query signals", () => {
     const v = readValues("how do I get from King's Cross to Canary Wharf by tube");
     assert.ok(v.kinds.has("route"));
     assert.match(v.rest, /\broute\b/);
+    assert.ok(readValues("how do I get to Wembley Stadium from Euston").kinds.has("route"));
     assert.ok(!readValues("rates from 2020 to 2024").kinds.has("route"));
   });
 
