@@ -3,7 +3,7 @@
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
 import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
-import { citiesIn, coverage, namesLocality, placesIn } from "./places.ts";
+import { citiesIn, coverage, isRegionTerm, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
 import { isIdentifierKind, missingAlternatives, takesTime, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
@@ -102,7 +102,9 @@ export interface EndpointTraits {
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
 export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
   const currencyNames = currencyNameTerms(terms);
-  const places = placesIn(values.rest, terms.filter((t) => !currencyNames.has(t)), isWord);
+  // A place's name that begins a name the files know ("Victoria line") names that thing, not the place.
+  const namesThing = (t: string) => !isRegionTerm(t) && terms.some((p) => p.startsWith(`${t}~`) && isWord(p));
+  const places = placesIn(values.rest, terms.filter((t) => !currencyNames.has(t) && !namesThing(t)), isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
   const locality = values.kinds.has("place") || namesLocality(terms);
   return {

@@ -106,7 +106,7 @@ export function readValues(query: string): QueryValues {
   // Like a time of day, a route says what it asks for in a word the question may not use.
   if (ROUTE.test(query)) {
     kinds.add("route");
-    rest += " route";
+    rest += " journey";
   }
   const kindWords = KINDS.filter((k) => k.word && identifiers.has(k.kind)).map((k) => k.word!);
   return { kinds, rest, point, identifiers, kindWords };

@@ -99,6 +99,9 @@ describe("search index", () => {
       // A value alone still finds the endpoints for its kind.
       assert.match(top("look up SW1A 1AA")[0], /^uk-postcodes__/);
       assert.equal(top("list filings of company 08888888")[0], "companies-house__filing-history");
+      // A place's name that begins a name the files know is that thing: the Victoria line is no city.
+      assert.equal(top("is the Victoria line delayed")[0], "london-transport__line-status");
+      assert.equal(top("how do I get to Wembley Stadium from Euston")[0], "london-transport__journey");
       // One value is for an endpoint that takes one, not a list.
       assert.equal(top("postcode lookup CF10 1EP")[0], "uk-postcodes__lookup");
       assert.equal(top("World Bank indicator code for life expectancy")[0], "world-indicators__search-indicators");

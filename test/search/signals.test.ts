@@ -41,10 +41,10 @@ describe("query signals", () => {
     assert.doesNotMatch(v.rest, /\d/);
   });
 
-  it("reads 'from' one named place 'to' another as a route, which says 'route'", () => {
+  it("reads 'from' one named place 'to' another as a route, which says 'journey'", () => {
     const v = readValues("how do I get from King's Cross to Canary Wharf by tube");
     assert.ok(v.kinds.has("route"));
-    assert.match(v.rest, /\broute\b/);
+    assert.match(v.rest, /\bjourney\b/);
     assert.ok(readValues("how do I get to Wembley Stadium from Euston").kinds.has("route"));
     assert.ok(!readValues("rates from 2020 to 2024").kinds.has("route"));
   });
