@@ -20,7 +20,7 @@ const OWN_PLACE = 1.15;
 /** The query asks for several things of a kind by their plural, with no id; the endpoint looks up one of them by id. */
 const ONE_FOR_MANY = 0.8;
 /** The query carries an amount of money and the endpoint is a rate named by a currency pair (it takes no amount). */
-const RATE_FOR_AMOUNT = 0.7;
+const RATE_FOR_AMOUNT = 0.35;
 /** The query names a currency outside the pair the endpoint is named by. */
 const OTHER_CURRENCY = 0.35;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
