@@ -52,6 +52,7 @@ describe("query signals", () => {
   it("reads a company number said as one, and a holiday's name as a date", () => {
     assert.deepEqual(kinds("list filings of company 08888888"), ["company"]);
     assert.deepEqual(kinds("company number SC123456 accounts"), ["company"]);
+    assert.deepEqual(kinds("company profile 00000006"), ["company"]);
     assert.deepEqual(kinds("is Boxing Day a bank holiday"), ["date"]);
   });
 
