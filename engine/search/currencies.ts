@@ -44,6 +44,13 @@ export function currenciesIn(query: string, terms: string[]): Set<string> {
   return found;
 }
 
+/** The words and pairs of the terms that name a currency by a qualified name ("US dollar", "Swiss franc"): no place then. */
+export function currencyNameTerms(terms: string[]): Set<string> {
+  const named = new Set<string>();
+  for (const t of terms) if (t.includes("~") && NAMES.has(t)) for (const part of [t, ...t.split("~")]) named.add(part);
+  return named;
+}
+
 /** The pair an endpoint is named by ("gbp-usd" -> GBP, USD), if it is. */
 export function currencyPair(operation: string): Set<string> | undefined {
   const m = /^([a-z]{3})-([a-z]{3})$/.exec(operation);

@@ -8,7 +8,7 @@
 // (npm run bench -- search; docs/search.md).
 import { CITIES, CITY, DRUG, SYNONYMS, looksLikeDrug } from "./synonyms.ts";
 import { endpointTraits, fit, querySignals } from "./signals.ts";
-import { isPair, terms } from "./text.ts";
+import { isPair, stem, terms, words } from "./text.ts";
 import { readValues } from "./values.ts";
 import type { Endpoint, Group } from "../endpoints/model.ts";
 
@@ -52,6 +52,8 @@ const NEAR_SPELLING_WEIGHT = 0.6;
 /** A word that ends like a drug's international name asks for "drug" nearly as much as the word itself would. */
 const DRUG_NAME_WEIGHT = 0.8;
 const NAME_IN_QUERY_BONUS = 10;
+/** The word for an identifier's kind ("ip address"), which the query did not say itself. */
+const KIND_WORD_WEIGHT = 0.4;
 /** Adjacent words matched as a pair: a bonus on top of each word's own match, so less than a word. */
 const PAIR_WEIGHT = 0.5;
 /** How much an endpoint's group, scored among the groups, adds to the endpoint's own score. */
@@ -202,7 +204,9 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
     search(query, opts = {}) {
       const limit = Math.max(1, opts.limit ?? 5);
       const values = readValues(query);
-      const expanded = expand(values.rest);
+      // The kind of each identifier is asked for a little: "where is 104.16.132.229" is about an IP address.
+      const kindWords = values.kindWords.flatMap((w) => words(w).map(stem)).filter(known);
+      const expanded = [...expand(values.rest), ...kindWords.map((t) => ({ term: t, alts: new Map([[t, KIND_WORD_WEIGHT]]) }))];
       const alts = expanded.map((x) => x.alts);
       const inGroup = (i: number) => !opts.group || list[i].group === opts.group;
       const scores = corpus.scores(alts, inGroup);

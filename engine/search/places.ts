@@ -52,12 +52,15 @@ for (const a of "ABCDEFGHIJKLMNOPQRSTUVWYZ") {
     }
   }
 }
+/** Cities that name a time zone or are a zone's main city ("Tokyo", "Los Angeles"). */
+const CITIES = new Set<string>();
 /** Places within a country: cities, US states, the UK's nations. */
 const LOCALITIES = new Set<string>(["England", "Scotland", "Wales", "Northern Ireland", "London"].map(asTerm));
 for (const zone of getTimeZones()) {
   for (const city of zone.mainCities) {
     addPlace(asTerm(city), [zone.countryCode]);
     LOCALITIES.add(asTerm(city));
+    CITIES.add(asTerm(city));
   }
 }
 for (const state of US_STATES) {
@@ -70,6 +73,11 @@ for (const [name, codes] of Object.entries(REGIONS)) addPlace(asTerm(name), code
  * The countries a text names. A place whose name is also a word the endpoint files use otherwise ("Reading",
  * "Mobile") counts only where the query capitalises it.
  */
+/** Whether a text names a city, capitalised ("time in Tokyo", not "capital city"). */
+export function citiesIn(text: string, terms: string[]): boolean {
+  return placesIn(text, terms.filter((t) => CITIES.has(t)), () => true).size > 0;
+}
+
 export function placesIn(text: string, terms: string[], isWord: (term: string) => boolean = () => false): Set<string> {
   const found = new Set<string>();
   const capitalised = new Set(words(text.replace(/\b[a-z]\S*/g, " ")).map(stem));
@@ -83,6 +91,9 @@ export function placesIn(text: string, terms: string[], isWord: (term: string) =
 }
 
 const REGION_TERMS = new Set(Object.keys(REGIONS).map(asTerm));
+
+/** Whether a term names a region by a name that is never anything else ("UK", "US", "London", "EU"). */
+export const isRegionTerm = (term: string) => REGION_TERMS.has(term);
 
 /** The countries a group covers: the places its title names before any parenthesis; empty for the world. */
 export function coverage(group: Group, terms: (text: string) => string[]): Set<string> {

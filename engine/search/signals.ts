@@ -2,25 +2,31 @@
 // that take them, the places it names and the countries a group covers, the currencies it names and a pair-named
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
-import { currenciesIn, currencyPair } from "./currencies.ts";
-import { coverage, namesLocality, placesIn } from "./places.ts";
+import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
+import { citiesIn, coverage, isRegionTerm, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
-import { missingAlternatives, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
+import { isIdentifierKind, missingAlternatives, takesTime, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 
 /** Each kind of value the query carries that the endpoint takes a parameter for. */
 const TAKES_VALUE = 1.35;
+/** The query carries an identifier (a domain, an IP, a VIN...) of a kind the endpoint takes no parameter for. */
+const TAKES_NONE = 0.75;
 /** The query names places and the endpoint's group covers other countries only. */
-const OTHER_PLACE = 0.4;
+const OTHER_PLACE = 0.3;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
 const OWN_PLACE = 1.15;
+/** The query asks for several things of a kind by their plural, with no id; the endpoint looks up one of them by id. */
+const ONE_FOR_MANY = 0.8;
+/** The query carries an amount of money and the endpoint is a rate named by a currency pair (it takes no amount). */
+const RATE_FOR_AMOUNT = 0.35;
 /** The query names a currency outside the pair the endpoint is named by. */
 const OTHER_CURRENCY = 0.35;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
 const CANNOT_CALL = 0.6;
 /** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
-const BY_NAME = 0.65;
+const BY_NAME = 0.75;
 /** The query asks for things about a topic and the endpoint takes free text to search by. */
 const SEARCHES_TOPIC = 1.25;
 /** The query says nowhere (no place, postcode or point, not even "near me") and the endpoint needs a place. */
@@ -29,12 +35,16 @@ const NO_PLACE = 0.85;
 const LOCAL_PLACE = 1.1;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
+/** The query asks for a value now and the endpoint is named for a series or a history. */
+const NOT_SERIES = 0.85;
 /** The query asks for values over time and the endpoint is named for them (world-indicators/series, yield-history). */
 const SERIES = 1.3;
 
+const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
+const NOW = /\b(?:today|now|current|currently|at the moment|at present|this morning)\b/i;
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
-const TOPIC = /\b(?:about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news) on)\s+\w/i;
-const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term"]);
+const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on)\s+\w/i;
+const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 /** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
 const SOMEWHERE = /\b(?:near|nearby|nearest|closest|around|local|locally|here|my (?:area|location|postcode|address|street|town)|where i|postcodes?|regions?|regional|point|location|latitude|longitude|lat|lng|lon|coordinates|address|street|area|town|city|county|district|neighbourhood|ward)\b/i;
@@ -43,11 +53,15 @@ const GIVES_HISTORY = /histor|over time|series|since|monthly|quarterly|annual|da
 
 export interface QuerySignals {
   values: Set<string>;
+  /** The identifiers' text by kind. */
+  identifiers: Map<string, string[]>;
   /** Parameters it gives by name with a value. */
   params: Set<string>;
   places: Set<string>;
   currencies: Set<string>;
   history: boolean;
+  /** It asks for the value now ("today", "right now", "current"), not over time. */
+  now: boolean;
   topic: boolean;
   /** It says where, in any way: a place, a postcode, a point, "near me", "local", "region". */
   somewhere: boolean;
@@ -55,10 +69,18 @@ export interface QuerySignals {
   locality: boolean;
   /** It names something by name and carries no identifier. */
   byName: boolean;
+  /** It asks for an identifier by a thing's name ("the CIK of Alphabet", "indicator code for life expectancy"). */
+  asksForId: boolean;
+  /** The plural words it uses ("schools", "companies"), when it carries no identifier: it asks for several things, found by a search. */
+  plurals: Set<string>;
+  /** It names a city, which stands for its time zone where an endpoint takes one. */
+  city: boolean;
 }
 
 export interface EndpointTraits {
   params: Set<string>;
+  /** Its parameters' patterns and descriptions, to tell whether one would accept a value the query carries. */
+  patterns: RegExp[];
   freeText: boolean;
   local: boolean;
   /** It needs a place: a required postcode or point, or sets of them to give one of. */
@@ -71,22 +93,34 @@ export interface EndpointTraits {
   covers: Set<string>;
   pair?: Set<string>;
   history: boolean;
+  /** For an endpoint named for one thing it looks up by id ("school", "company"), that thing's plural. */
+  pluralOfOne?: string[];
+  /** It takes an IANA time zone, which cities name (Europe/London). */
+  zone: boolean;
 }
 
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
 export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
-  const places = placesIn(values.rest, terms, isWord);
+  const currencyNames = currencyNameTerms(terms);
+  // A place's name that begins a name the files know ("Victoria line") names that thing, not the place.
+  const namesThing = (t: string) => !isRegionTerm(t) && terms.some((p) => p.startsWith(`${t}~`) && isWord(p));
+  const places = placesIn(values.rest, terms.filter((t) => !currencyNames.has(t) && !namesThing(t)), isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
   const locality = values.kinds.has("place") || namesLocality(terms);
   return {
     values: values.kinds,
+    identifiers: values.identifiers,
     params: namedParams(query, paramNames),
     places,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
+    now: NOW.test(query) && !HISTORY.test(query),
     topic: TOPIC.test(query),
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
+    city: citiesIn(values.rest, terms),
+    plurals: [...values.kinds].some(isIdentifierKind) || /\d/.test(values.rest) ? new Set() : new Set(values.rest.toLowerCase().match(/\b[a-z]+(?:ies|s)\b/g) ?? []),
+    asksForId: ASKS_FOR_ID.test(query) && !values.kinds.size && !/\d/.test(values.rest),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
   };
 }
@@ -94,6 +128,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
 export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
   return {
     params: new Set(Object.keys(e.params)),
+    patterns: Object.values(e.params).flatMap((p) => (p.pattern ? [new RegExp(p.pattern, p.case ? "iu" : "u")] : [])),
     freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
     local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
     seriesByName: /series|history/.test(e.operation),
@@ -103,23 +138,38 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     byIdentifier: requiresIdentifier(e.params),
     covers: coverage(e.groupInfo, terms),
     pair: currencyPair(e.operation),
-    history: Object.keys(e.params).some((p) => RANGE_PARAMS.has(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
+    pluralOfOne: requiresIdentifier(e.params) && /^[a-z]+$/.test(e.operation) ? [`${e.operation}s`, `${e.operation.replace(/y$/, "ie")}s`] : undefined,
+    zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
+    history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
   };
 }
+
+
+/** Whether a parameter's own pattern accepts one of the values (an id parameter that takes a VAT number). */
+const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((re) => values.some((v) => re.test(v.trim())));
 
 /** The factor on an endpoint's word score. */
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
-  for (const kind of q.values) if (t.takes.has(kind)) f *= TAKES_VALUE;
+  for (const kind of q.values) {
+    const several = (q.identifiers.get(kind)?.length ?? 0) > 1;
+    if (t.takes.has(kind) || (several && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
+    else if (isIdentifierKind(kind) && !t.takes.has(`many:${kind}`) && !accepts(t, q.identifiers.get(kind))) f *= TAKES_NONE;
+  }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
+  // An amount of money is converted: a rate named by a pair takes no amount.
+  if (t.pair && q.values.has("amount")) f *= RATE_FOR_AMOUNT;
   if (t.pair) f *= [...q.currencies].some((c) => !t.pair!.has(c)) ? OTHER_CURRENCY : q.currencies.size === 2 && !q.values.has("amount") ? TAKES_VALUE : 1;
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
+  else if (q.now && t.seriesByName) f *= NOT_SERIES;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
-  if (q.topic && t.freeText) f *= SEARCHES_TOPIC;
+  if (q.city && t.zone) f *= TAKES_VALUE;
+  if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
+  if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
   return f;

@@ -43,7 +43,15 @@ const GROUPS: string[][] = [
   ["share", "proportion", "percentage", "rate"],
   ["without", "excluding"],
   ["underlying", "regular", "core"],
-  ["rise", "increase", "growth", "change"],
+  ["rise", "increase", "growth", "change", "grow"],
+  ["big", "large", "major", "main"],
+  ["latest", "recent", "newest", "new"],
+  ["earn", "revenue", "income", "profit"],
+  ["people", "population", "inhabitants", "residents"],
+  ["per person", "per capita", "per head"],
+  ["load", "page speed", "pagespeed", "performance"],
+  ["parliament", "commons", "mps"],
+  ["problem", "malfunction", "adverse event", "complaint"],
   ["uk", "united kingdom", "britain", "british", "great britain"],
 ];
 
@@ -100,7 +108,7 @@ for (const country of countryNames()) if (!UK_NATIONS.includes(country.toLowerCa
 export const CITIES: Set<string> = new Set(
   Intl.supportedValuesOf("timeZone")
     .map((id) => id.split("/").pop()!.replace(/_/g, " "))
-    .filter((city) => words(city).length === 1)
+    .filter((city) => words(city).length <= 2)
     .map(asTerm),
 );
 export const CITY = asTerm("city");

@@ -4,7 +4,7 @@
 const STOP_WORDS = new Set(
   ("a an and any are as at be by can do does for from get give gives has have how i in into is it its me my of on or " +
     "our please right show shows so tell than that the their them then there these this to us was what when where " +
-    "which who whose why will with would you your now current currently today latest look up find check want need " +
+    "which who whose why will with would you your now current currently today look up find check want need " +
     "some about per between")
     .split(" "),
 );
@@ -39,7 +39,7 @@ const NUMBERS: Record<string, string> = {
 const GLUED_PLACES = /\b(northern ireland|new south wales|new york|new jersey|new england|new mexico|west virginia|papua new guinea|equatorial guinea|south sudan|south africa|south korea|north korea)\b/g;
 
 /** "over the last 20 years", "over time": how far back, which says nothing of the topic (no "20-year gilt", no time zone). */
-const SPAN = /\bover time\b|\b(?:over the |in the |for the )?(?:last|past|previous|next)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|fifty|hundred)\s+(?:years?|months?|decades?|quarters?)\b/gi;
+const SPAN = /\bover time\b|\b(?:over the |in the |for the )?(?:last|past|previous|next)\s+(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|fifty|hundred|few|several)\s+)?(?:years?|months?|decades?|quarters?)\b/gi;
 
 /**
  * The words of a text, before stemming. Hyphens and underscores split words ("company_number", "gbp-usd"),
