@@ -16,6 +16,8 @@ const index = createSearchIndex(registry.endpoints.values());
 const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 /** The same for held-out-late.json's 118 questions. */
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
+/** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured): a drop below fails. */
+const BLIND_FLOOR = { top1: 0.895, top3: 0.97 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
 
 describe("search index", () => {
@@ -168,6 +170,20 @@ describe("search index", () => {
       const misses = q.misses.map((m) => `"${m.query}" wants ${m.expected}, got ${m.got.join(", ")}`).join("\n  ");
       assert.ok(q.top3 >= LATE_FLOOR.top3, `top-3 ${q.top3.toFixed(3)}; not in the top 3:\n  ${misses}`);
       assert.ok(q.top1 >= LATE_FLOOR.top1, `top-1 ${q.top1.toFixed(3)}`);
+    });
+  });
+  describe("quality on blind-round-2.json (written blind, never seen by the tuning of rounds one and two)", () => {
+    // 570 questions written by someone who read only the endpoint files and the specification, kept outside the
+    // repository while round two tuned, then measured once: the honest figure of questions search was not tuned on.
+    // Below the issue's 95% / 99%: the floor is what it reaches, so that it can only rise.
+    const blind = JSON.parse(fs.readFileSync(path.join(ROOT, "test/search/blind-round-2.json"), "utf8")) as LabelledQuery[];
+    const tools = new Set([...registry.endpoints.values()].map((e) => e.toolName));
+
+    it(`finds the expected tool first for at least ${BLIND_FLOOR.top1 * 100}% and in the top 3 for at least ${BLIND_FLOOR.top3 * 100}%`, () => {
+      const q = measureQuality(index, tools, blind);
+      assert.equal(q.ran, blind.length, "every question names a tool that exists");
+      assert.ok(q.top3 >= BLIND_FLOOR.top3, `top-3 ${q.top3.toFixed(3)} over ${q.ran} questions`);
+      assert.ok(q.top1 >= BLIND_FLOOR.top1, `top-1 ${q.top1.toFixed(3)} over ${q.ran} questions`);
     });
   });
 });
