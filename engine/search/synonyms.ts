@@ -27,7 +27,7 @@ const GROUPS: string[][] = [
   ["phone", "handset", "mobile", "device", "imei"],
   ["sanction", "watchlist", "blacklist", "designated", "ofac"],
   ["crypto", "bitcoin", "btc", "ethereum", "eth", "wallet"],
-  ["airport", "airfield", "aerodrome"],
+  ["airport", "airfield", "aerodrome", "airstrip"],
   ["radio", "frequency", "tower", "atc"],
   ["house", "home", "property", "flat"],
   ["sold", "sale", "sell"],
