@@ -42,8 +42,8 @@ const SERIES = 1.3;
 
 const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
 const NOW = /\b(?:today|now|current|currently|at the moment|at present|this morning)\b/i;
-const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
-const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on)\s+\w/i;
+const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:\w+ )?(?:years?|months?|decades?|quarters?|weeks?|days?|observations|values|readings)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and|(?:from )?(?:19|20)\d\d ?(?:-|–|to) ?(?:19|20)\d\d)\b/i;
+const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on)\s+\w|\b(?:with|containing|having) \w+(?: \w+)? in (?:the|its|their) (?:titles?|names?)\b/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 /** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
@@ -152,8 +152,10 @@ const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((r
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
   for (const kind of q.values) {
-    const several = (q.identifiers.get(kind)?.length ?? 0) > 1;
-    if (t.takes.has(kind) || (several && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
+    const count = q.identifiers.get(kind)?.length ?? 0;
+    // Three or more of a kind are a list to look up at once, which only an endpoint taking a list can do.
+    if (count >= 3 && t.takes.has(`many:${kind}`)) f *= TAKES_VALUE;
+    if (t.takes.has(kind) || (count > 1 && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
     else if (isIdentifierKind(kind) && !t.takes.has(`many:${kind}`) && !accepts(t, q.identifiers.get(kind))) f *= TAKES_NONE;
   }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;

@@ -42,6 +42,7 @@ const GROUPS: string[][] = [
   ["ship", "vessel"],
   ["share", "proportion", "percentage", "rate"],
   ["without", "excluding"],
+  ["at once", "one go", "batch", "bulk"],
   ["underlying", "regular", "core"],
   ["rise", "increase", "growth", "change", "grow"],
   ["big", "large", "major", "main"],

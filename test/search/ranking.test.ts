@@ -17,7 +17,7 @@ const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 /** The same for held-out-late.json's 118 questions. */
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
 /** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured, tuning material since round three): a drop below fails. */
-const BLIND_FLOOR = { top1: 0.915, top3: 0.99 };
+const BLIND_FLOOR = { top1: 0.935, top3: 0.99 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
 
 describe("search index", () => {
@@ -109,6 +109,13 @@ describe("search index", () => {
       assert.equal(top("World Bank indicator code for life expectancy")[0], "world-indicators__search-indicators");
       // A currency's name is no place: the ECB's euro-dollar history is not a US source's.
       assert.equal(top("ECB euro to US dollar reference rate history")[0], "euro-area-rates__series");
+    });
+
+    it("reads a list of values and a span of years or observations", () => {
+      // Three postcodes "in one go" are a bulk lookup, not a journey between two of them.
+      assert.equal(top("look up B1 1AA, LS1 1UR and CF10 1EP in one go")[0], "uk-postcodes__bulk");
+      assert.equal(top("Japan inflation 1990-2020")[0], "world-indicators__series");
+      assert.equal(top("euro to dollar reference rate, the last 30 daily observations")[0], "euro-area-rates__series");
     });
 
     it("finds nothing for words no endpoint uses", () => {
