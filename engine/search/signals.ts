@@ -23,6 +23,8 @@ const ONE_FOR_MANY = 0.8;
 const RATE_FOR_AMOUNT = 0.35;
 /** The query names a currency outside the pair the endpoint is named by. */
 const OTHER_CURRENCY = 0.35;
+/** The query goes from one named place to another and the endpoint plans no journey: the places are its values, not its topic. */
+const NOT_A_ROUTE = 0.6;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
 const CANNOT_CALL = 0.6;
 /** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
@@ -167,6 +169,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
   else if (q.now && t.seriesByName) f *= NOT_SERIES;
+  if (q.values.has("route") && !t.takes.has("route")) f *= NOT_A_ROUTE;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;

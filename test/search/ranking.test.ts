@@ -17,7 +17,7 @@ const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 /** The same for held-out-late.json's 118 questions. */
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
 /** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured, tuning material since round three): a drop below fails. */
-const BLIND_FLOOR = { top1: 0.935, top3: 0.99 };
+const BLIND_FLOOR = { top1: 0.945, top3: 0.99 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
 
 describe("search index", () => {
@@ -116,6 +116,8 @@ describe("search index", () => {
       assert.equal(top("look up B1 1AA, LS1 1UR and CF10 1EP in one go")[0], "uk-postcodes__bulk");
       assert.equal(top("Japan inflation 1990-2020")[0], "world-indicators__series");
       assert.equal(top("euro to dollar reference rate, the last 30 daily observations")[0], "euro-area-rates__series");
+      // From one named place to another is a journey: the places are its values, not a stop to search for.
+      assert.equal(top("what is the best way from King's Cross to Gatwick Airport")[0], "london-transport__journey");
     });
 
     it("finds nothing for words no endpoint uses", () => {
