@@ -31,6 +31,8 @@ const CANNOT_CALL = 0.6;
 const BY_NAME = 0.75;
 /** The query asks for things about a topic and the endpoint takes free text to search by. */
 const SEARCHES_TOPIC = 1.25;
+/** The query names something by name (a shop, a school, a person) and the endpoint takes free text to find it by. */
+const SEARCHES_NAME = 1.15;
 /** The query says nowhere (no place, postcode or point, not even "near me") and the endpoint needs a place. */
 const NO_PLACE = 0.85;
 /** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
@@ -175,6 +177,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.city && t.zone) f *= TAKES_VALUE;
   if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
   if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
+  else if (q.byName && t.freeText) f *= SEARCHES_NAME;
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
   return f;
