@@ -107,6 +107,9 @@ describe("query signals", () => {
   it("names countries by country, city or US state, and a word the files use only when capitalised", () => {
     assert.deepEqual(places("weather in Tokyo"), ["JP"]);
     assert.deepEqual(places("alerts in Oklahoma"), ["US"]);
+    // Large cities the time zone database does not name as a zone's main city.
+    assert.deepEqual(places("rain in Seattle"), ["US"]);
+    assert.deepEqual(places("schools in Leeds"), ["GB"]);
     assert.deepEqual(places("flood warnings in England"), ["GB"]);
     assert.deepEqual(places("US national debt"), ["US"]);
     assert.deepEqual(places("tell us the rate"), []);
