@@ -35,6 +35,11 @@ describe("search index", () => {
       assert.deepEqual(terms("days holidays").slice(0, 2), terms("day holiday").slice(0, 2));
     });
 
+    it("keeps a check digit though 'check' is a stop word", () => {
+      assert.deepEqual(terms("check digits"), terms("checksum"));
+      assert.deepEqual(terms("check the rate"), terms("rate"));
+    });
+
     it("keeps US the country and drops us the pronoun", () => {
       assert.ok(terms("US sanctions").includes("usa"));
       assert.ok(!terms("tell us the rate").includes("usa"));
