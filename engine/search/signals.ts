@@ -62,6 +62,8 @@ export interface QuerySignals {
   /** Parameters it gives by name with a value. */
   params: Set<string>;
   places: Set<string>;
+  /** How many places it names ("Spain, Italy and Greece": 3). */
+  placeNames: number;
   currencies: Set<string>;
   history: boolean;
   /** It asks for the value now ("today", "right now", "current"), not over time. */
@@ -108,7 +110,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
   const currencyNames = currencyNameTerms(terms);
   // A place's name that begins a name the files know ("Victoria line") names that thing, not the place.
   const namesThing = (t: string) => !isRegionTerm(t) && terms.some((p) => p.startsWith(`${t}~`) && isWord(p));
-  const places = placesIn(values.rest, terms.filter((t) => !currencyNames.has(t) && !namesThing(t)), isWord);
+  const placeTerms = terms.filter((t) => !currencyNames.has(t) && !namesThing(t));
+  const places = placesIn(values.rest, placeTerms, isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
   const locality = values.kinds.has("place") || namesLocality(terms);
   return {
@@ -116,6 +119,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     identifiers: values.identifiers,
     params: namedParams(query, paramNames),
     places,
+    placeNames: placeTerms.filter((t) => placesIn(values.rest, [t], isWord).size > 0).length,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
     now: NOW.test(query) && !HISTORY.test(query),
@@ -164,6 +168,8 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
+  // Several countries named are compared by an endpoint that takes several.
+  if (q.placeNames >= 2 && t.params.has("countries")) f *= TAKES_VALUE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
   // An amount of money is converted: a rate named by a pair takes no amount.
   if (t.pair && q.values.has("amount")) f *= RATE_FOR_AMOUNT;

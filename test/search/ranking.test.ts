@@ -116,13 +116,15 @@ describe("search index", () => {
       assert.equal(top("ECB euro to US dollar reference rate history")[0], "euro-area-rates__series");
     });
 
-    it("reads a list of values, a span of years or observations, a route, a thing named by name", () => {
+    it("reads a list of values or countries, a span of years or observations, a route, a thing named by name", () => {
       // Three postcodes "in one go" are a bulk lookup, not a journey between two of them.
       assert.equal(top("look up B1 1AA, LS1 1UR and CF10 1EP in one go")[0], "uk-postcodes__bulk");
       assert.equal(top("Japan inflation 1990-2020")[0], "world-indicators__series");
       assert.equal(top("euro to dollar reference rate, the last 30 daily observations")[0], "euro-area-rates__series");
       // From one named place to another is a journey: the places are its values, not a stop to search for.
       assert.equal(top("what is the best way from King's Cross to Gatwick Airport")[0], "london-transport__journey");
+      // Several countries are compared by the endpoint that takes several.
+      assert.equal(top("life expectancy in Chile, Peru and Bolivia (World Bank)")[0], "world-indicators__compare");
       // A school named by name, with no URN, is found by a search, not looked up by id.
       assert.equal(top("Ofsted rating for Dixons Trinity Academy")[0], "schools__search");
     });
