@@ -27,6 +27,20 @@ const US_STATES = (
   "Utah, Vermont, Virginia, Washington, West Virginia, Wisconsin, Wyoming"
 ).split(", ");
 
+/** Large US cities the time zone database does not name as a zone's main city. */
+const US_CITIES = (
+  "Seattle, Miami, Boston, Atlanta, Austin, Portland, Las Vegas, Orlando, Nashville, New Orleans, Minneapolis, " +
+  "Detroit, Baltimore, Pittsburgh, Cleveland, Cincinnati, St Louis, Kansas City, Salt Lake City, Sacramento, " +
+  "San Jose, San Antonio, Charlotte, Tampa, Key West, Memphis, Milwaukee, Oklahoma City, Albuquerque, Tucson, " +
+  "Raleigh, Buffalo, Boise, Omaha, Fort Worth, Jacksonville, Columbus"
+).split(", ");
+
+/** Large UK cities beside the zone's main ones. */
+const UK_CITIES = (
+  "Manchester, Leeds, Bristol, Sheffield, Edinburgh, Cardiff, Belfast, Newcastle, Nottingham, Leicester, Brighton, " +
+  "Southampton, Portsmouth, Plymouth, Norwich, Coventry, Bradford, Aberdeen, Dundee, Swansea, Exeter, York, Oxford, Cambridge"
+).split(", ");
+
 /** search term (a stemmed word, or a pair "a~b") -> the countries it names */
 const PLACES = new Map<string, Set<string>>();
 const addPlace = (term: string, codes: string[]) => {
@@ -61,6 +75,12 @@ for (const zone of getTimeZones()) {
     addPlace(asTerm(city), [zone.countryCode]);
     LOCALITIES.add(asTerm(city));
     CITIES.add(asTerm(city));
+  }
+}
+for (const [cities, country] of [[US_CITIES, "US"], [UK_CITIES, "GB"]] as const) {
+  for (const city of cities) {
+    addPlace(asTerm(city), [country]);
+    LOCALITIES.add(asTerm(city));
   }
 }
 for (const state of US_STATES) {

@@ -23,12 +23,16 @@ const ONE_FOR_MANY = 0.8;
 const RATE_FOR_AMOUNT = 0.35;
 /** The query names a currency outside the pair the endpoint is named by. */
 const OTHER_CURRENCY = 0.35;
+/** The query goes from one named place to another and the endpoint plans no journey: the places are its values, not its topic. */
+const NOT_A_ROUTE = 0.6;
 /** The endpoint requires a value the query gives an alternative to instead (a postcode where it gives coordinates). */
 const CANNOT_CALL = 0.6;
 /** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
 const BY_NAME = 0.75;
 /** The query asks for things about a topic and the endpoint takes free text to search by. */
 const SEARCHES_TOPIC = 1.25;
+/** The query names something by name (a shop, a school, a person) and the endpoint takes free text to find it by. */
+const SEARCHES_NAME = 1.15;
 /** The query says nowhere (no place, postcode or point, not even "near me") and the endpoint needs a place. */
 const NO_PLACE = 0.85;
 /** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
@@ -42,8 +46,8 @@ const SERIES = 1.3;
 
 const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
 const NOW = /\b(?:today|now|current|currently|at the moment|at present|this morning)\b/i;
-const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:years?|months?|decades?|quarters?)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and)\b/i;
-const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on)\s+\w/i;
+const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:\w+ )?(?:years?|months?|decades?|quarters?|weeks?|days?|observations|values|readings)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and|(?:from )?(?:19|20)\d\d ?(?:-|–|to) ?(?:19|20)\d\d)\b/i;
+const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on)\s+\w|\b(?:with|containing|having) \w+(?: \w+)? in (?:the|its|their) (?:titles?|names?)\b/i;
 const FREE_TEXT = new Set(["q", "query", "search", "text", "title", "keyword", "term", "name"]);
 const LOCAL_PARAMS = new Set(["postcode", "lat", "latitude", "region", "region_id", "county", "la", "location", "subdivision", "division", "state", "zone", "local_authority"]);
 /** Words that say a question is about somewhere, though it names no place ("near me", "in my area", "regional"). */
@@ -58,6 +62,8 @@ export interface QuerySignals {
   /** Parameters it gives by name with a value. */
   params: Set<string>;
   places: Set<string>;
+  /** How many places it names ("Spain, Italy and Greece": 3). */
+  placeNames: number;
   currencies: Set<string>;
   history: boolean;
   /** It asks for the value now ("today", "right now", "current"), not over time. */
@@ -104,7 +110,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
   const currencyNames = currencyNameTerms(terms);
   // A place's name that begins a name the files know ("Victoria line") names that thing, not the place.
   const namesThing = (t: string) => !isRegionTerm(t) && terms.some((p) => p.startsWith(`${t}~`) && isWord(p));
-  const places = placesIn(values.rest, terms.filter((t) => !currencyNames.has(t) && !namesThing(t)), isWord);
+  const placeTerms = terms.filter((t) => !currencyNames.has(t) && !namesThing(t));
+  const places = placesIn(values.rest, placeTerms, isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
   const locality = values.kinds.has("place") || namesLocality(terms);
   return {
@@ -112,6 +119,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     identifiers: values.identifiers,
     params: namedParams(query, paramNames),
     places,
+    placeNames: placeTerms.filter((t) => placesIn(values.rest, [t], isWord).size > 0).length,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
     now: NOW.test(query) && !HISTORY.test(query),
@@ -152,12 +160,16 @@ const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((r
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
   for (const kind of q.values) {
-    const several = (q.identifiers.get(kind)?.length ?? 0) > 1;
-    if (t.takes.has(kind) || (several && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
+    const count = q.identifiers.get(kind)?.length ?? 0;
+    // Three or more of a kind are a list to look up at once, which only an endpoint taking a list can do.
+    if (count >= 3 && t.takes.has(`many:${kind}`)) f *= TAKES_VALUE;
+    if (t.takes.has(kind) || (count > 1 && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
     else if (isIdentifierKind(kind) && !t.takes.has(`many:${kind}`) && !accepts(t, q.identifiers.get(kind))) f *= TAKES_NONE;
   }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
+  // Several countries named are compared by an endpoint that takes several.
+  if (q.placeNames >= 2 && t.params.has("countries")) f *= TAKES_VALUE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
   // An amount of money is converted: a rate named by a pair takes no amount.
   if (t.pair && q.values.has("amount")) f *= RATE_FOR_AMOUNT;
@@ -165,11 +177,13 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   else if (q.currencies.size && t.takes.has("currency")) f *= TAKES_VALUE;
   if (q.history) f *= t.seriesByName ? SERIES : t.history ? 1 : NO_HISTORY;
   else if (q.now && t.seriesByName) f *= NOT_SERIES;
+  if (q.values.has("route") && !t.takes.has("route")) f *= NOT_A_ROUTE;
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;
   if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
   if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
+  else if (q.byName && t.freeText) f *= SEARCHES_NAME;
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
   return f;

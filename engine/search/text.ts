@@ -50,6 +50,8 @@ export function words(text: string): string[] {
     .replace(/\bU\.?S\.?(?=$|[^A-Za-z])/g, "usa") // "US" the country, not "us" the pronoun
     .toLowerCase()
     .replace(GLUED_PLACES, (m) => m.replace(/\s+/g, ""))
+    // "check" is a stop word ("check the rate"), but a check digit is a thing of its own.
+    .replace(/\bcheck[- ]?(digit|sum|character)s?\b/g, "checksum")
     .replace(SPAN, " ")
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")

@@ -45,7 +45,7 @@ const KINDS: ValueKind[] = [
   { kind: "imei", word: "imei", pattern: /\b\d{15}\b|\b\d{2}-?\d{6}-?\d{6}-?\d\b/, names: ["imei", "imeis"], described: /\bIMEI\b/ },
   { kind: "ip", word: "ip address", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b/i, names: ["ip", "ips"], formats: ["ipv4-or-ipv6"] },
   { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
-  { kind: "domain", word: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
+  { kind: "domain", word: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu|me|tv|us|ca|au|nz|nl|es|it|ch|se|ie|be|jp|ly|xyz|biz|gg|sh|fm)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
   { kind: "postcode", word: "postcode", pattern: /\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/i, names: ["postcode", "postcodes"], formats: ["uk-postcode"] },
   // A Companies House number said as one ("company 08888888", "company number SC123456").
   { kind: "company", word: "company number", pattern: /(?<=\b(?:company|companies house)(?: number| no\.?| profile| details)? )(?:[A-Z]{2}|\d{2})\d{6}\b/i, names: ["company_number"] },
@@ -97,7 +97,7 @@ export function readValues(query: string): QueryValues {
     const all = [...rest.matchAll(new RegExp(k.pattern.source, `${k.pattern.flags}g`))].map((x) => x[0]);
     for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
     identifiers.set(k.kind, all);
-    if (k.kind === "postcode" && all.length >= 2) kinds.add("postcode-pair");
+    if (k.kind === "postcode" && all.length === 2) kinds.add("postcode-pair");
   }
   // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");

@@ -16,8 +16,8 @@ const index = createSearchIndex(registry.endpoints.values());
 const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 /** The same for held-out-late.json's 118 questions. */
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
-/** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured): a drop below fails. */
-const BLIND_FLOOR = { top1: 0.895, top3: 0.97 };
+/** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured, tuning material since round three): a drop below fails. */
+const BLIND_FLOOR = { top1: 0.945, top3: 0.995 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
 
 describe("search index", () => {
@@ -33,6 +33,11 @@ describe("search index", () => {
       assert.deepEqual(terms("francs"), terms("franc"));
       assert.deepEqual(terms("priced pricing prices"), ["price", "price", "price", "price~price", "price~price"]);
       assert.deepEqual(terms("days holidays").slice(0, 2), terms("day holiday").slice(0, 2));
+    });
+
+    it("keeps a check digit though 'check' is a stop word", () => {
+      assert.deepEqual(terms("check digits"), terms("checksum"));
+      assert.deepEqual(terms("check the rate"), terms("rate"));
     });
 
     it("keeps US the country and drops us the pronoun", () => {
@@ -109,6 +114,19 @@ describe("search index", () => {
       assert.equal(top("World Bank indicator code for life expectancy")[0], "world-indicators__search-indicators");
       // A currency's name is no place: the ECB's euro-dollar history is not a US source's.
       assert.equal(top("ECB euro to US dollar reference rate history")[0], "euro-area-rates__series");
+    });
+
+    it("reads a list of values or countries, a span of years or observations, a route, a thing named by name", () => {
+      // Three postcodes "in one go" are a bulk lookup, not a journey between two of them.
+      assert.equal(top("look up B1 1AA, LS1 1UR and CF10 1EP in one go")[0], "uk-postcodes__bulk");
+      assert.equal(top("Japan inflation 1990-2020")[0], "world-indicators__series");
+      assert.equal(top("euro to dollar reference rate, the last 30 daily observations")[0], "euro-area-rates__series");
+      // From one named place to another is a journey: the places are its values, not a stop to search for.
+      assert.equal(top("what is the best way from King's Cross to Gatwick Airport")[0], "london-transport__journey");
+      // Several countries are compared by the endpoint that takes several.
+      assert.equal(top("life expectancy in Chile, Peru and Bolivia (World Bank)")[0], "world-indicators__compare");
+      // A school named by name, with no URN, is found by a search, not looked up by id.
+      assert.equal(top("Ofsted rating for Dixons Trinity Academy")[0], "schools__search");
     });
 
     it("finds nothing for words no endpoint uses", () => {

@@ -17,6 +17,7 @@ describe("query signals", () => {
     assert.deepEqual(kinds("crimes near SW1A 1AA"), ["postcode"]);
     assert.deepEqual(kinds("postcodes near 51.5, -0.12"), ["coordinates"]);
     assert.deepEqual(kinds("when does bbc.co.uk expire"), ["domain"]);
+    assert.deepEqual(kinds("MX records of example.me"), ["domain"]);
     assert.deepEqual(kinds("holidays in Spain in 2026"), ["year"]);
     // A year inside an id ("document 2024-12345") is no year to list.
     assert.deepEqual(kinds("Federal Register document 2024-12345"), []);
@@ -38,6 +39,8 @@ describe("query signals", () => {
     const v = readValues("how far is it from B1 1AA to LS1 1UR");
     assert.deepEqual([...v.kinds].sort(), ["postcode", "postcode-pair"]);
     assert.deepEqual(v.identifiers.get("postcode"), ["B1 1AA", "LS1 1UR"]);
+    // Three are a list to look up, not a pair to measure between.
+    assert.deepEqual(kinds("look up B1 1AA, LS1 1UR and CF10 1EP"), ["postcode"]);
     assert.doesNotMatch(v.rest, /\d/);
   });
 
@@ -104,6 +107,9 @@ describe("query signals", () => {
   it("names countries by country, city or US state, and a word the files use only when capitalised", () => {
     assert.deepEqual(places("weather in Tokyo"), ["JP"]);
     assert.deepEqual(places("alerts in Oklahoma"), ["US"]);
+    // Large cities the time zone database does not name as a zone's main city.
+    assert.deepEqual(places("rain in Seattle"), ["US"]);
+    assert.deepEqual(places("schools in Leeds"), ["GB"]);
     assert.deepEqual(places("flood warnings in England"), ["GB"]);
     assert.deepEqual(places("US national debt"), ["US"]);
     assert.deepEqual(places("tell us the rate"), []);
