@@ -18,6 +18,8 @@ const HELD_OUT_FLOOR = { top1: 0.975, top3: 0.995 };
 const LATE_FLOOR = { top1: 0.96, top3: 0.99 };
 /** What the ranking reaches on the blind set of round two (89.6% / 97.2% when first measured, tuning material since round three): a drop below fails. */
 const BLIND_FLOOR = { top1: 0.945, top3: 0.995 };
+/** What the ranking reaches on the blind set of round three, measured once (93.4% / 99.0%): a drop below fails. */
+const BLIND_3_FLOOR = { top1: 0.93, top3: 0.99 };
 const top = (query: string, opts = {}) => index.search(query, opts).map((h) => h.endpoint.toolName);
 
 describe("search index", () => {
@@ -202,6 +204,20 @@ describe("search index", () => {
       assert.equal(q.ran, blind.length, "every question names a tool that exists");
       assert.ok(q.top3 >= BLIND_FLOOR.top3, `top-3 ${q.top3.toFixed(3)} over ${q.ran} questions`);
       assert.ok(q.top1 >= BLIND_FLOOR.top1, `top-1 ${q.top1.toFixed(3)} over ${q.ran} questions`);
+    });
+  });
+  describe("quality on blind-round-3.json (written blind, never seen by the tuning of round three)", () => {
+    // 606 questions written from the endpoint files alone and kept outside the repository while round three tuned,
+    // then measured once (93.4% / 99.0%; 83.0% / 95.7% on the code before round one). The issue's top-1 of 95% is
+    // not reached: the floor is what it reaches, so that it can only rise. A round four writes its own blind set first.
+    const blind = JSON.parse(fs.readFileSync(path.join(ROOT, "test/search/blind-round-3.json"), "utf8")) as LabelledQuery[];
+    const tools = new Set([...registry.endpoints.values()].map((e) => e.toolName));
+
+    it(`finds the expected tool first for at least ${BLIND_3_FLOOR.top1 * 100}% and in the top 3 for at least ${BLIND_3_FLOOR.top3 * 100}%`, () => {
+      const q = measureQuality(index, tools, blind);
+      assert.equal(q.ran, blind.length, "every question names a tool that exists");
+      assert.ok(q.top3 >= BLIND_3_FLOOR.top3, `top-3 ${q.top3.toFixed(3)} over ${q.ran} questions`);
+      assert.ok(q.top1 >= BLIND_3_FLOOR.top1, `top-1 ${q.top1.toFixed(3)} over ${q.ran} questions`);
     });
   });
 });
