@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { startServer, type Running } from "../http/server.ts";
+import { exampleQuery } from "../endpoints/param-examples.ts";
 import type { EngineOptions } from "../engine.ts";
 import type { Endpoint, Example, Registry } from "../endpoints/model.ts";
 import { clock } from "../basics/clock.ts";
@@ -89,10 +90,7 @@ export function setClock(example: Example): void {
 }
 export const resetClock = () => Object.assign(clock, realClock);
 
-export function queryString(params: Record<string, unknown>): string {
-  const q = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(",") : String(v)])).toString();
-  return q ? `?${q}` : "";
-}
+export const queryString = exampleQuery;
 
 export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(url, { headers });

@@ -16,6 +16,7 @@ import type { Endpoint, Example } from "../endpoints/model.ts";
 import { Recordings, withRecordings } from "../upstream/recordings.ts";
 import { recordingsOfExample } from "./recordings.ts";
 import { standInCredentials } from "./fixtures.ts";
+import { queryValue } from "../endpoints/param-examples.ts";
 import { testAccess } from "./access.ts";
 
 export async function runTestCall(engine: Engine, input: CallInput): Promise<CallResult> {
@@ -78,7 +79,7 @@ function noExample(endpoint: Endpoint): Problem {
 
 /** The parameters as a query string gives them: every value a string (a list joined with commas). */
 function rawQuery(params: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, queryValue(v)]));
 }
 
 /** The same parameters, in any order, whatever their types (a query's strings, an MCP call's JSON values). */
