@@ -120,6 +120,6 @@ export const CITY = asTerm("city");
  * stems: -statin, -pril, -sartan, -mab...) also asks for "drug": "adverse events for metformin" is about a drug,
  * not food. Matched on the stemmed word ("sertraline" -> "sertralin").
  */
-const INN_STEM = /(?:mab|pril|sartan|statin|olol|formin|azol|cillin|mycin|cyclin|[^o]vir|tinib|prazol|oxetin|azepam|dipin|triptan|profen|caine?|glutid|gliptin|parin|farin|floxacin|olon|dronat|setron|tidin|afil|lukast|thiazid|semid|tralin|apin|xaban|gatran|sone|oxacin|ciclib|parib)$/;
+const INN_STEM = /(?:mab|pril|sartan|statin|olol|formin|azol|cillin|mycin|cyclin|[^o]vir|tinib|prazol|oxetin|azepam|dipin|triptan|profen|caine?|glutid|gliptin|parin|farin|floxacin|olon|dronat|setron|tidin|afil|lukast|thiazid|semid|tralin|apin|xaban|gatran|sone|oxacin|ciclib|parib|adol|tamol|terol|idon|azolam|tylin|zosin|morphin|codein|insulin)$/;
 export const looksLikeDrug = (term: string) => term.length >= 6 && !term.includes("~") && INN_STEM.test(term);
 export const DRUG = asTerm("drug");

@@ -31,8 +31,8 @@ const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}(?:\\b|(?=T))|\\b\\d{1,2}(?:st|
 const KINDS: ValueKind[] = [
   { kind: "url", word: "url", pattern: /\bhttps?:\/\/\S+/i, names: ["url"], formats: ["public-url"] },
   { kind: "email", word: "email", pattern: /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/, names: ["email"], formats: ["email"] },
-  // An international phone number ("+44 20 7946 0958", "+1 415 555 2671").
-  { kind: "phone", word: "phone number", pattern: /\+\d{1,3}(?:[\s().-]*\d){6,14}\b/, names: ["phone"], described: /\bphone number\b/i },
+  // An international phone number ("+44 20 7946 0958", "+1 415 555 2671") or a national one in its groups ("020 7946 0018", "(415) 555-2671").
+  { kind: "phone", word: "phone number", pattern: /\+\d{1,3}(?:[\s().-]*\d){6,14}\b|\b0\d{2,4}[\s-]\d{3,4}[\s-]?\d{3,4}\b|\(\d{3}\)\s?\d{3}-\d{4}\b|\b\d{3}-\d{3}-\d{4}\b/, names: ["phone"], described: /\bphone number\b/i },
   { kind: "doi", word: "doi", pattern: /\b10\.\d{4,9}\/\S+/, names: ["doi"], described: /\bDOI\b/ },
   // A new-style arXiv identifier (2301.07041, 2301.07041v2) or an old one (hep-th/9901001).
   { kind: "arxiv", word: "arxiv", pattern: /\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[A-Z]{2})?\/\d{7}\b/, names: [], described: /\barXiv (?:id|identifier)/i },
@@ -97,14 +97,15 @@ export function readValues(query: string): QueryValues {
     const all = [...rest.matchAll(new RegExp(k.pattern.source, `${k.pattern.flags}g`))].map((x) => x[0]);
     for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
     identifiers.set(k.kind, all);
-    if (k.kind === "postcode" && all.length === 2) kinds.add("postcode-pair");
+    // Two of a kind are a pair to relate (a distance, a conversion), which an endpoint taking two of them does.
+    if (all.length === 2) kinds.add(`pair:${k.kind}`);
   }
   // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");
   if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
   if (PLACE_NAME.test(query)) kinds.add("place");
   // Like a time of day, a route says what it asks for in a word the question may not use.
-  if (ROUTE.test(query)) {
+  if (ROUTE.test(rest.replace(/\(\s*\)/g, " ").replace(/\s+/g, " "))) {
     kinds.add("route");
     rest += " journey";
   }
@@ -179,7 +180,10 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
     if (takesCurrency(spec)) taken.add("currency");
   }
   const names = Object.keys(params).filter((n) => !requiredOnly || params[n].required);
-  if (Object.entries(params).filter(([n, spec]) => (!requiredOnly || spec.required) && spec.format === "uk-postcode").length >= 2) taken.add("postcode-pair");
+  for (const k of KINDS) {
+    const taking = names.filter((n) => k.names.includes(n) || (params[n].format && k.formats?.includes(params[n].format)) || k.described?.test(params[n].description));
+    if (taking.length >= 2) taken.add(`pair:${k.kind}`);
+  }
   const place = (n: string) => params[n] && !params[n].format && !params[n].enum && !/\\d/.test(params[n].pattern ?? "") && !takesCurrency(params[n]);
   if (names.includes("from") && names.includes("to") && place("from") && place("to")) taken.add("route");
   const time = (n: string) => !!params[n] && takesTime(params[n]);

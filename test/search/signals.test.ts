@@ -37,7 +37,7 @@ describe("query signals", () => {
 
   it("reads two postcodes as a pair, and keeps every identifier out of the search words", () => {
     const v = readValues("how far is it from B1 1AA to LS1 1UR");
-    assert.deepEqual([...v.kinds].sort(), ["postcode", "postcode-pair"]);
+    assert.deepEqual([...v.kinds].sort(), ["pair:postcode", "postcode"]);
     assert.deepEqual(v.identifiers.get("postcode"), ["B1 1AA", "LS1 1UR"]);
     // Three are a list to look up, not a pair to measure between.
     assert.deepEqual(kinds("look up B1 1AA, LS1 1UR and CF10 1EP"), ["postcode"]);
