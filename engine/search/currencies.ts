@@ -6,7 +6,11 @@ import { stem, words } from "./text.ts";
 /** The currencies agents name most, most traded first: a bare "dollar" is the US dollar, "franc" the Swiss. */
 const MAJOR = "USD EUR JPY GBP CNY AUD CAD CHF HKD SGD SEK KRW NOK NZD INR MXN ZAR TRY BRL DKK PLN THB ILS CZK HUF RUB".split(" ");
 const SYMBOLS: Record<string, string> = { "£": "GBP", $: "USD", "€": "EUR", "¥": "JPY" };
-const ALIASES: Record<string, string> = { sterling: "GBP", quid: "GBP", pound: "GBP", renminbi: "CNY", rouble: "RUB" };
+const ALIASES: Record<string, string> = {
+  sterling: "GBP", quid: "GBP", pound: "GBP", renminbi: "CNY", rouble: "RUB",
+  // Traders' and travellers' names.
+  aussie: "AUD", loonie: "CAD", greenback: "USD", swissie: "CHF", "kiwi dollar": "NZD",
+};
 
 const asTerm = (phrase: string) => words(phrase).map(stem).join("~");
 

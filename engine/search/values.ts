@@ -25,7 +25,7 @@ const MONEY_WORD = "pounds?|quid|dollars?|euros?|yen|francs?|yuan|rupees?|kron[a
 
 /** A day named by its holiday ("Easter Monday 2026", "Boxing Day"): a date to check, as much as "26 December". */
 const HOLIDAY_DATE = /\b(?:christmas (?:day|eve)|boxing day|new year's (?:day|eve)|good friday|easter (?:monday|sunday)|whit monday|ascension day|may day|labou?r day|independence day|thanksgiving day)\b/;
-const DATES = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}(?:\\b|(?=T))|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
+const DATES = new RegExp(`\\b(?:tomorrow|yesterday)\\b|\\b\\d{4}-\\d{2}-\\d{2}(?:\\b|(?=T))|\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTH})\\b|\\b(?:${MONTH}) \\d{1,2}(?:st|nd|rd|th)?\\b`, "gi");
 
 // Order matters: an identifier is claimed by the first kind that finds it (an IBAN is not also read as a postcode).
 const KINDS: ValueKind[] = [
@@ -65,7 +65,7 @@ const KINDS: ValueKind[] = [
 ];
 
 /** Values that name a thing rather than a topic: their text is no search word ("bbc.co.uk" says nothing of the UK). */
-const IDENTIFIERS = new Set(["clock", "gss", "arxiv", "company", "phone", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
+const IDENTIFIERS = new Set(["clock", "zone", "gss", "arxiv", "company", "phone", "url", "email", "doi", "iban", "vin", "lei", "isin", "vat", "imei", "ip", "coordinates", "domain", "postcode", "registration"]);
 
 export interface QueryValues {
   /** The kinds of value the query carries. */
@@ -93,12 +93,12 @@ export function readValues(query: string): QueryValues {
     if (!m) continue;
     kinds.add(k.kind);
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
-    if (!IDENTIFIERS.has(k.kind)) continue;
     const all = [...rest.matchAll(new RegExp(k.pattern.source, `${k.pattern.flags}g`))].map((x) => x[0]);
-    for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
-    identifiers.set(k.kind, all);
     // Two of a kind are a pair to relate (a distance, a conversion), which an endpoint taking two of them does.
     if (all.length === 2) kinds.add(`pair:${k.kind}`);
+    if (!IDENTIFIERS.has(k.kind)) continue;
+    for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
+    identifiers.set(k.kind, all);
   }
   // A full date is a date, not also a year to list; two of them are a period.
   if (kinds.has("date")) kinds.delete("year");
