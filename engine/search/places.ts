@@ -41,6 +41,19 @@ const UK_CITIES = (
   "Southampton, Portsmouth, Plymouth, Norwich, Coventry, Bradford, Aberdeen, Dundee, Swansea, Exeter, York, Oxford, Cambridge"
 ).split(", ");
 
+/** Groups of countries named as one ("G7 countries", "the Nordics"): several countries to compare. */
+const GROUPINGS: Record<string, string[]> = {
+  g7: "CA FR DE IT JP GB US".split(" "),
+  g20: "AR AU BR CA CN FR DE IN ID IT JP KR MX RU SA ZA TR GB US".split(" "),
+  brics: "BR RU IN CN ZA".split(" "),
+  nordic: "DK FI IS NO SE".split(" "), nordics: "DK FI IS NO SE".split(" "), scandinavia: "DK NO SE".split(" "),
+  baltic: "EE LV LT".split(" "), benelux: "BE NL LU".split(" "),
+  asean: "BN KH ID LA MY MM PH SG TH VN".split(" "),
+};
+
+/** How many countries the terms name: a grouping ("G7") counts as its members. */
+export const countriesNamed = (terms: string[]) => terms.reduce((n, t) => n + (GROUPINGS_BY_TERM.get(t)?.length ?? 0), 0);
+
 /** search term (a stemmed word, or a pair "a~b") -> the countries it names */
 const PLACES = new Map<string, Set<string>>();
 const addPlace = (term: string, codes: string[]) => {
@@ -88,6 +101,8 @@ for (const state of US_STATES) {
   LOCALITIES.add(asTerm(state));
 }
 for (const [name, codes] of Object.entries(REGIONS)) addPlace(asTerm(name), codes);
+const GROUPINGS_BY_TERM = new Map(Object.entries(GROUPINGS).map(([name, codes]) => [asTerm(name), codes]));
+for (const [term, codes] of GROUPINGS_BY_TERM) addPlace(term, codes);
 
 /**
  * The countries a text names. A place whose name is also a word the endpoint files use otherwise ("Reading",

@@ -3,7 +3,7 @@
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
 import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
-import { citiesIn, coverage, isRegionTerm, namesLocality, placesIn } from "./places.ts";
+import { citiesIn, countriesNamed, coverage, isRegionTerm, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
 import { isIdentifierKind, missingAlternatives, takesTime, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
@@ -119,7 +119,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     identifiers: values.identifiers,
     params: namedParams(query, paramNames),
     places,
-    placeNames: placeTerms.filter((t) => placesIn(values.rest, [t], isWord).size > 0).length,
+    placeNames: placeTerms.filter((t) => placesIn(values.rest, [t], isWord).size > 0).length + countriesNamed(placeTerms),
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
     now: NOW.test(query) && !HISTORY.test(query),
