@@ -115,6 +115,8 @@ export interface Group {
   title: string;
   description: string;
   keywords: string[];
+  /** The countries its data covers (ISO 3166 codes), where its title names none ("Bathing water quality" is England's). */
+  covers?: string[];
   /** The group-level bucket, when the group has one. */
   allowance?: { anonymous?: number; key?: number };
   attribution?: string;

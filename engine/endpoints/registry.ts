@@ -170,6 +170,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       title: g.title as string,
       description: g.description as string,
       keywords: (g.keywords ?? []) as string[],
+      covers: g.covers as string[] | undefined,
       allowance: g.allowance as Group["allowance"],
       attribution: g.attribution as string | undefined,
       disclaimers: (g.disclaimers ?? []) as string[],

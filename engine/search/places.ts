@@ -130,8 +130,9 @@ const REGION_TERMS = new Set(Object.keys(REGIONS).map(asTerm));
 /** Whether a term names a region by a name that is never anything else ("UK", "US", "London", "EU"). */
 export const isRegionTerm = (term: string) => REGION_TERMS.has(term);
 
-/** The countries a group covers: the places its title names before any parenthesis; empty for the world. */
+/** The countries a group covers: those it declares, else the places its title names before any parenthesis; empty for the world. */
 export function coverage(group: Group, terms: (text: string) => string[]): Set<string> {
+  if (group.covers) return new Set(group.covers);
   const title = group.title.replace(/\(.*$/, "");
   return placesIn(title, terms(title));
 }
