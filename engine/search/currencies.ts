@@ -9,7 +9,7 @@ const SYMBOLS: Record<string, string> = { "£": "GBP", $: "USD", "€": "EUR", "
 const ALIASES: Record<string, string> = {
   sterling: "GBP", quid: "GBP", pound: "GBP", renminbi: "CNY", rouble: "RUB",
   // Traders' and travellers' names.
-  aussie: "AUD", loonie: "CAD", greenback: "USD", swissie: "CHF", "kiwi dollar": "NZD",
+  aussie: "AUD", "aussie dollar": "AUD", loonie: "CAD", greenback: "USD", swissie: "CHF", "kiwi dollar": "NZD",
 };
 
 const asTerm = (phrase: string) => words(phrase).map(stem).join("~");

@@ -95,12 +95,12 @@ export function readValues(query: string): QueryValues {
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
     const all = [...rest.matchAll(new RegExp(k.pattern.source, `${k.pattern.flags}g`))].map((x) => x[0]);
     // Two of a kind are a pair to relate (a distance, a conversion), which an endpoint taking two of them does.
-    if (all.length === 2) kinds.add(`pair:${k.kind}`);
+    if (all.length === 2 && k.kind !== "date") kinds.add(`pair:${k.kind}`);
     if (!IDENTIFIERS.has(k.kind)) continue;
     for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
     identifiers.set(k.kind, all);
   }
-  // A full date is a date, not also a year to list; two of them are a period.
+  // A full date is a date, not also a year to list; two of them are a period (their pair).
   if (kinds.has("date")) kinds.delete("year");
   if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
   if (PLACE_NAME.test(query)) kinds.add("place");

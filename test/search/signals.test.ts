@@ -1,7 +1,7 @@
 // What search reads in a query beyond its words: the values it carries, the places and currencies it names.
 import assert from "node:assert/strict";
 import { currenciesIn, currencyNameTerms, currencyPair } from "../../engine/search/currencies.ts";
-import { citiesIn, placesIn } from "../../engine/search/places.ts";
+import { citiesIn, countriesNamed, coverage, placesIn } from "../../engine/search/places.ts";
 import { terms } from "../../engine/search/text.ts";
 import { namedParams, readValues } from "../../engine/search/values.ts";
 
@@ -70,8 +70,14 @@ describe("query signals", () => {
     assert.deepEqual(kinds("VIES check for NL123456789B01"), ["vat"]);
   });
 
+  it("reads a national phone number in its groups, and tomorrow as a date", () => {
+    assert.deepEqual(kinds("is 020 7946 0018 a real number"), ["phone"]);
+    assert.deepEqual(kinds("who owns (415) 555-2671"), ["phone"]);
+    assert.deepEqual(kinds("is tomorrow a holiday"), ["date"]);
+  });
+
   it("reads an IANA zone, and the time in an ISO date-time", () => {
-    assert.deepEqual(kinds("convert 2026-07-01T09:00 from Europe/Paris to America/Chicago"), ["clock", "date", "zone"]);
+    assert.deepEqual(kinds("convert 2026-07-01T09:00 from Europe/Paris to America/Chicago"), ["clock", "date", "pair:zone", "zone"]);
   });
 
   it("reads arXiv identifiers, new and old style", () => {
@@ -113,11 +119,21 @@ describe("query signals", () => {
     assert.deepEqual(places("flood warnings in England"), ["GB"]);
     assert.deepEqual(places("US national debt"), ["US"]);
     assert.deepEqual(places("tell us the rate"), []);
+    // A group of countries named as one is its members, several countries to compare.
+    assert.deepEqual(places("unemployment across the G7"), ["CA", "DE", "FR", "GB", "IT", "JP", "US"]);
+    assert.equal(countriesNamed(terms("BRICS GDP")), 5);
     // A currency's name is no place: "US dollar" asks nothing of the United States.
     const q = "euro to US dollar rate history";
     const t = terms(q);
     assert.deepEqual([...placesIn(q, t.filter((x) => !currencyNameTerms(t).has(x)))], []);
     assert.deepEqual([...placesIn("reading the page", terms("reading the page"), (t) => t === "read")], []);
+  });
+
+  it("reads a group's countries from the countries it declares, else from its title", () => {
+    const group = (title: string, covers?: string[]) => ({ name: "g", title, description: "", keywords: [], covers, disclaimers: [], endpoints: [] });
+    assert.deepEqual([...coverage(group("US weather (National Weather Service)"), terms)], ["US"]);
+    assert.deepEqual([...coverage(group("Bathing water quality (Environment Agency)"), terms)], []);
+    assert.deepEqual([...coverage(group("Bathing water quality (Environment Agency)", ["GB"]), terms)], ["GB"]);
   });
 
   it("names currencies by code, symbol or name, a qualified name over its last word", () => {
@@ -126,6 +142,7 @@ describe("query signals", () => {
     assert.deepEqual(currencies("pound to Canadian dollar"), ["CAD", "GBP"]);
     assert.deepEqual(currencies("£200 in euros"), ["EUR", "GBP"]);
     assert.deepEqual(currencies("try the rate"), []);
+    assert.deepEqual(currencies("pound against the Aussie dollar"), ["AUD", "GBP"]);
     assert.deepEqual([...currencyPair("gbp-usd")!].sort(), ["GBP", "USD"]);
     assert.equal(currencyPair("bank-rate"), undefined);
   });
