@@ -9,6 +9,7 @@ const SYMBOLS: Record<string, string> = { "£": "GBP", $: "USD", "€": "EUR", "
 const ALIASES: Record<string, string> = {
   sterling: "GBP", quid: "GBP", pound: "GBP", renminbi: "CNY", rouble: "RUB",
   // Traders' and travellers' names.
+  "swedish kronor": "SEK", kronor: "SEK", "norwegian kroner": "NOK", "danish kroner": "DKK",
   aussie: "AUD", "aussie dollar": "AUD", loonie: "CAD", greenback: "USD", swissie: "CHF", "kiwi dollar": "NZD",
 };
 

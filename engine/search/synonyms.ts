@@ -54,7 +54,18 @@ const GROUPS: string[][] = [
   ["load", "page speed", "pagespeed", "performance"],
   ["parliament", "commons", "mps"],
   ["problem", "malfunction", "adverse event", "complaint"],
-  ["uk", "united kingdom", "britain", "british", "great britain"],
+  ["uk", "united kingdom", "britain", "british", "great britain", "brits"],
+  ["insolvency", "insolvent", "bankrupt", "bankruptcy", "bust", "liquidation", "receivership"],
+  ["label", "leaflet", "package insert", "prescribing information"],
+  ["holiday", "day off"],
+  ["humidity", "humid", "muggy"],
+  ["thunderstorm", "thunder", "lightning"],
+  ["temperature", "hot", "cold", "warm"],
+  ["wind", "windy", "gust"],
+  ["rain", "rainy", "umbrella", "precipitation"],
+  ["shrink", "contract", "decline", "recession", "growth"],
+  ["cost of living", "expensive", "inflation"],
+  ["telecoms", "mobile network", "broadband", "phone provider"],
 ];
 
 /**
