@@ -51,6 +51,19 @@ const GROUPINGS: Record<string, string[]> = {
   asean: "BN KH ID LA MY MM PH SG TH VN".split(" "),
 };
 
+/** The words for a country's people and things ("Irish VAT", "German GDP"), which name it as much as its name does. */
+export const DEMONYMS: Record<string, string> = {
+  american: "US", scottish: "GB", welsh: "GB", brits: "GB", irish: "IE", french: "FR",
+  german: "DE", italian: "IT", spanish: "ES", portuguese: "PT", dutch: "NL", belgian: "BE", swiss: "CH", austrian: "AT",
+  swedish: "SE", norwegian: "NO", danish: "DK", finnish: "FI", icelandic: "IS", polish: "PL", czech: "CZ",
+  hungarian: "HU", greek: "GR", turkish: "TR", russian: "RU", ukrainian: "UA", chinese: "CN", japanese: "JP",
+  korean: "KR", indian: "IN", pakistani: "PK", australian: "AU", canadian: "CA", mexican: "MX", brazilian: "BR",
+  argentine: "AR", argentinian: "AR", chilean: "CL", colombian: "CO", peruvian: "PE", nigerian: "NG", kenyan: "KE",
+  egyptian: "EG", israeli: "IL", saudi: "SA", vietnamese: "VN", thai: "TH", indonesian: "ID", filipino: "PH",
+  singaporean: "SG", croatian: "HR", romanian: "RO", bulgarian: "BG", slovak: "SK", slovenian: "SI", estonian: "EE",
+  latvian: "LV", lithuanian: "LT", luxembourgish: "LU", maltese: "MT", cypriot: "CY",
+};
+
 /** How many countries the terms name: a grouping ("G7") counts as its members. */
 export const countriesNamed = (terms: string[]) => terms.reduce((n, t) => n + (GROUPINGS_BY_TERM.get(t)?.length ?? 0), 0);
 
@@ -101,6 +114,7 @@ for (const state of US_STATES) {
   LOCALITIES.add(asTerm(state));
 }
 for (const [name, codes] of Object.entries(REGIONS)) addPlace(asTerm(name), codes);
+for (const [demonym, code] of Object.entries(DEMONYMS)) addPlace(asTerm(demonym), [code]);
 const GROUPINGS_BY_TERM = new Map(Object.entries(GROUPINGS).map(([name, codes]) => [asTerm(name), codes]));
 for (const [term, codes] of GROUPINGS_BY_TERM) addPlace(term, codes);
 

@@ -2,6 +2,7 @@
 // searches for its alternatives, at a lower weight than the word itself. Keep entries general (no tool names):
 // the endpoint files' own keywords are the place for endpoint-specific vocabulary. Phrases have one or two words
 // (after stop words go), since the index knows single words and adjacent pairs.
+import { DEMONYMS } from "./places.ts";
 import { stem, words } from "./text.ts";
 
 const GROUPS: string[][] = [
@@ -112,6 +113,8 @@ for (const group of GROUPS) {
 const asTerm = (phrase: string) => words(phrase).map(stem).join("~");
 const addAlternative = (term: string, alt: string) => SYNONYMS.set(term, [...new Set([...(SYNONYMS.get(term) ?? []), alt])]);
 for (const nation of UK_NATIONS) addAlternative(asTerm(nation), "uk");
+const regionName = new Intl.DisplayNames(["en"], { type: "region" });
+for (const [demonym, code] of Object.entries(DEMONYMS)) addAlternative(asTerm(demonym), asTerm(code === "GB" ? "uk" : regionName.of(code)!.replace(/\s*\(.*\)$/, "")));
 for (const country of countryNames()) if (!UK_NATIONS.includes(country.toLowerCase())) addAlternative(asTerm(country), asTerm("country"));
 
 /**
