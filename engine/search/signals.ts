@@ -156,6 +156,16 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
 /** Whether a parameter's own pattern accepts one of the values (an id parameter that takes a VAT number). */
 const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((re) => values.some((v) => re.test(v.trim())));
 
+/**
+ * Whether a parameter's pattern names a part of one of the values outright: a funder id's pattern holds "10.13039",
+ * the prefix of every Funder Registry DOI, so a DOI with it is a funder's, not any work's.
+ */
+const namesPart = (t: EndpointTraits, values: string[] = []) =>
+  t.patterns.some((re) => values.some((v) => re.test(v.trim()) && literalsOf(re).some((lit) => v.includes(lit))));
+
+/** The runs of four or more literal letters or digits in a pattern ("13039" in ^(?:10\.13039/)?[0-9]{6,12}$). */
+const literalsOf = (re: RegExp) => re.source.replace(/\[[^\]]*\]|\{[^}]*\}|\\./g, " ").match(/[A-Za-z0-9]{4,}/g) ?? [];
+
 /** The factor on an endpoint's word score. */
 export function fit(q: QuerySignals, t: EndpointTraits): number {
   let f = 1;
@@ -163,6 +173,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
     const count = q.identifiers.get(kind)?.length ?? 0;
     // Three or more of a kind are a list to look up at once, which only an endpoint taking a list can do.
     if (count >= 3 && t.takes.has(`many:${kind}`)) f *= TAKES_VALUE;
+    if (namesPart(t, q.identifiers.get(kind))) f *= TAKES_VALUE;
     if (t.takes.has(kind) || (count > 1 && t.takes.has(`many:${kind}`))) f *= TAKES_VALUE;
     else if (isIdentifierKind(kind) && !t.takes.has(`many:${kind}`) && !accepts(t, q.identifiers.get(kind))) f *= TAKES_NONE;
   }
