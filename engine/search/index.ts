@@ -7,6 +7,7 @@
 // query says beyond its words (signals.ts: values, places, currencies, intent). Built once at start-up
 // (npm run bench -- search; docs/search.md).
 import { CITIES, CITY, DRUG, SYNONYMS, looksLikeDrug } from "./synonyms.ts";
+import { currenciesIn } from "./currencies.ts";
 import { endpointTraits, fit, querySignals } from "./signals.ts";
 import { isPair, stem, terms, words } from "./text.ts";
 import { readValues } from "./values.ts";
@@ -204,8 +205,11 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
     search(query, opts = {}) {
       const limit = Math.max(1, opts.limit ?? 5);
       const values = readValues(query);
-      // The kind of each identifier is asked for a little: "where is 104.16.132.229" is about an IP address.
-      const kindWords = values.kindWords.flatMap((w) => words(w).map(stem)).filter(known);
+      // The kind of each identifier is asked for a little: "where is 104.16.132.229" is about an IP address, and an
+      // amount in named currencies ("500 CHF in Swedish kronor") about converting a currency.
+      const converts = values.kinds.has("amount") && currenciesIn(query, terms(values.rest)).size > 0;
+      const kinds = [...values.kindWords, ...(converts ? ["currency"] : [])];
+      const kindWords = kinds.flatMap((w) => words(w).map(stem)).filter(known);
       const expanded = [...expand(values.rest), ...kindWords.map((t) => ({ term: t, alts: new Map([[t, KIND_WORD_WEIGHT]]) }))];
       const alts = expanded.map((x) => x.alts);
       const inGroup = (i: number) => !opts.group || list[i].group === opts.group;
