@@ -156,3 +156,6 @@ export const namesLocality = (terms: string[]) => terms.some((t) => LOCALITIES.h
 
 /** Whether a word is a country's name ("Spain"), as opposed to a town's. */
 export const isCountry = (word: string) => COUNTRIES.has(asTerm(word));
+
+/** Whether a search term is a country's name. */
+export const isCountryTerm = (term: string) => COUNTRIES.has(term);

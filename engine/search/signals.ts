@@ -3,7 +3,7 @@
 // rate, and whether it asks for a history ("over the last 20 years") that a latest-value endpoint cannot give.
 // Each is a factor on the endpoint's word score, so it reorders endpoints the words found and finds none itself.
 import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
-import { citiesIn, countriesNamed, coverage, isRegionTerm, namesLocality, placesIn } from "./places.ts";
+import { citiesIn, countriesNamed, coverage, isCountryTerm, isRegionTerm, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
 import { stem } from "./text.ts";
 import { isIdentifierKind, missingAlternatives, takesTime, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
@@ -17,6 +17,8 @@ const TAKES_NONE = 0.75;
 const OTHER_PLACE = 0.3;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
 const OWN_PLACE = 1.15;
+/** The query names one country, or carries one identifier, and the endpoint lists things of which a sibling gives one (countries, country). */
+const LIST_FOR_ONE = 0.7;
 /** The query asks for several things of a kind by their plural, with no id; the endpoint looks up one of them by id. */
 const ONE_FOR_MANY = 0.8;
 /** The query carries an amount of money and the endpoint is a rate named by a currency pair (it takes no amount). */
@@ -64,6 +66,8 @@ export interface QuerySignals {
   places: Set<string>;
   /** How many places it names ("Spain, Italy and Greece": 3). */
   placeNames: number;
+  /** How many countries it names by their names. */
+  countries: number;
   currencies: Set<string>;
   history: boolean;
   /** It asks for the value now ("today", "right now", "current"), not over time. */
@@ -103,6 +107,8 @@ export interface EndpointTraits {
   pluralOfOne?: string[];
   /** It takes an IANA time zone, which cities name (Europe/London). */
   zone: boolean;
+  /** It lists what a sibling endpoint gives one of: its name is the plural of the sibling's (countries, country). */
+  listOfOne: boolean;
 }
 
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
@@ -120,6 +126,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     params: namedParams(query, paramNames),
     places,
     placeNames: placeTerms.filter((t) => placesIn(values.rest, [t], isWord).size > 0).length + countriesNamed(placeTerms),
+    countries: placeTerms.filter(isCountryTerm).length,
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
     now: NOW.test(query) && !HISTORY.test(query),
@@ -149,6 +156,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     pluralOfOne: requiresIdentifier(e.params) && /^[a-z]+$/.test(e.operation) ? [`${e.operation}s`, `${e.operation.replace(/y$/, "ie")}s`] : undefined,
     zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
     history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
+    listOfOne: e.groupInfo.endpoints.some((s) => s !== e && [`${s.operation}s`, `${s.operation.replace(/y$/, "ie")}s`].includes(e.operation)),
   };
 }
 
@@ -193,6 +201,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;
   if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
+  if (t.listOfOne && (q.countries === 1 || [...q.identifiers.values()].flat().length === 1)) f *= LIST_FOR_ONE;
   if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
   else if (q.byName && t.freeText) f *= SEARCHES_NAME;
   if (q.locality && t.local) f *= LOCAL_PLACE;
