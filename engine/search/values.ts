@@ -187,7 +187,11 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   const place = (n: string) => params[n] && !params[n].format && !params[n].enum && !/\\d/.test(params[n].pattern ?? "") && !takesCurrency(params[n]);
   if (names.includes("from") && names.includes("to") && place("from") && place("to")) taken.add("route");
   const time = (n: string) => !!params[n] && takesTime(params[n]);
-  if ((time("from") && time("to")) || (names.includes("date") && names.includes("until"))) taken.add("period");
+  if ((time("from") && time("to")) || (names.includes("date") && names.includes("until"))) {
+    taken.add("period");
+    // A year is a period too: "earthquakes in 2023" is asked of an endpoint that takes a range of dates.
+    if (!requiredOnly) taken.add("year");
+  }
   return taken;
 }
 
