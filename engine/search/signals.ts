@@ -130,7 +130,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     currencies: currenciesIn(query, terms),
     history: HISTORY.test(query),
     now: NOW.test(query) && !HISTORY.test(query),
-    topic: TOPIC.test(query),
+    // "worry about flooding at SW1A 1AA" names its thing by an identifier: no topic to search for.
+    topic: TOPIC.test(query) && ![...values.kinds].some(isIdentifierKind),
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
     city: citiesIn(values.rest, terms),
