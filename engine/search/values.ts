@@ -95,14 +95,14 @@ export function readValues(query: string): QueryValues {
     if (k.kind === "coordinates") point = decimalPoint(m[0]);
     const all = [...rest.matchAll(new RegExp(k.pattern.source, `${k.pattern.flags}g`))].map((x) => x[0]);
     // Two of a kind are a pair to relate (a distance, a conversion), which an endpoint taking two of them does.
-    if (all.length === 2 && k.kind !== "date") kinds.add(`pair:${k.kind}`);
+    if (all.length === 2 && k.kind !== "date" && k.kind !== "year") kinds.add(`pair:${k.kind}`);
     if (!IDENTIFIERS.has(k.kind)) continue;
     for (const text of all) rest = rest.replace(text, ` ${k.says?.(text) ?? ""} `);
     identifiers.set(k.kind, all);
   }
   // A full date is a date, not also a year to list; two of them are a period (their pair).
   if (kinds.has("date")) kinds.delete("year");
-  if ((query.match(DATES) ?? []).length >= 2) kinds.add("period");
+  if ((query.match(DATES) ?? []).length >= 2 || MONTHS_SPAN.test(query)) kinds.add("period");
   if (PLACE_NAME.test(query)) kinds.add("place");
   // Like a time of day, a route says what it asks for in a word the question may not use.
   if (ROUTE.test(rest.replace(/\(\s*\)/g, " ").replace(/\s+/g, " "))) {
@@ -118,6 +118,8 @@ function decimalPoint(text: string): QueryValues["point"] {
   return m ? { lat: Number(m[1]), lng: Number(m[2]) } : undefined;
 }
 
+/** Two months that bound a span ("between March and May 2026", "from October to December"). */
+const MONTHS_SPAN = new RegExp(`\\b(?:between|from) (?:${MONTH})(?: (?:19|20)\\d\\d)? (?:and|to|until) (?:${MONTH})\\b`, "i");
 const MONTHS_AND_DAYS = new RegExp(`^(?:${MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$`, "i");
 const NATIONS = /^(?:England|Scotland|Wales|Britain|Ireland|Europe|America|Africa|Asia)$/;
 /** A town or city named in words after "in", "near" or "around" ("schools in Leeds"): a place, but no postcode. */
@@ -187,7 +189,9 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   const place = (n: string) => params[n] && !params[n].format && !params[n].enum && !/\\d/.test(params[n].pattern ?? "") && !takesCurrency(params[n]);
   if (names.includes("from") && names.includes("to") && place("from") && place("to")) taken.add("route");
   const time = (n: string) => !!params[n] && takesTime(params[n]);
-  if ((time("from") && time("to")) || (names.includes("date") && names.includes("until"))) {
+  // A range of dates: from and to, or a pair named for what they bound (published_from, published_to).
+  const ranged = names.some((n) => /(?:^|_)from$/.test(n) && time(n) && time(n.replace(/from$/, "to")));
+  if (ranged || (names.includes("date") && names.includes("until"))) {
     taken.add("period");
     // A year is a period too: "earthquakes in 2023" is asked of an endpoint that takes a range of dates.
     if (!requiredOnly) taken.add("year");
