@@ -39,6 +39,8 @@ const SEARCHES_NAME = 1.15;
 const NO_PLACE = 0.85;
 /** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
 const LOCAL_PLACE = 1.1;
+/** The query says a number and the endpoint is named by other numbers ("20 year gilt" is not gilt-10y). */
+const OTHER_NUMBER = 0.6;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
 /** The query asks for a value now and the endpoint is named for a series or a history. */
@@ -85,6 +87,8 @@ export interface QuerySignals {
   plurals: Set<string>;
   /** It names a city, which stands for its time zone where an endpoint takes one. */
   city: boolean;
+  /** The small numbers it says (a term, a magnitude: "20 year", "magnitude 6"), not years or ids. */
+  numbers: Set<string>;
 }
 
 export interface EndpointTraits {
@@ -109,6 +113,8 @@ export interface EndpointTraits {
   zone: boolean;
   /** It lists what a sibling endpoint gives one of: its name is the plural of the sibling's (countries, country). */
   listOfOne: boolean;
+  /** The numbers its name says (gilt-20y: 20). */
+  numbers: Set<string>;
 }
 
 /** isWord: whether a term is a word the endpoint files use (a place of that name then counts only capitalised). */
@@ -135,6 +141,8 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
     city: citiesIn(values.rest, terms),
+    // "the past 24 hours" is a span, not a number that names anything.
+    numbers: new Set([...values.rest.matchAll(/\b(\d{1,3})(?!\s*(?:hours?|hrs?|days?|weeks?|minutes?|mins?)\b)(?![\d.,])/gi)].map((m) => m[1])),
     plurals: [...values.kinds].some(isIdentifierKind) || /\d/.test(values.rest) ? new Set() : new Set(values.rest.toLowerCase().match(/\b[a-z]+(?:ies|s)\b/g) ?? []),
     asksForId: ASKS_FOR_ID.test(query) && !values.kinds.size && !/\d/.test(values.rest),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
@@ -157,6 +165,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     pluralOfOne: requiresIdentifier(e.params) && /^[a-z]+$/.test(e.operation) ? [`${e.operation}s`, `${e.operation.replace(/y$/, "ie")}s`] : undefined,
     zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
     history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
+    numbers: new Set(terms(e.operation).filter((t) => /^\d+$/.test(t))),
     listOfOne: e.groupInfo.endpoints.some((s) => s !== e && [`${s.operation}s`, `${s.operation.replace(/y$/, "ie")}s`].includes(e.operation)),
   };
 }
@@ -202,6 +211,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;
   if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
+  if (t.numbers.size && q.numbers.size && ![...q.numbers].some((n) => t.numbers.has(n))) f *= OTHER_NUMBER;
   if (t.listOfOne && (q.countries === 1 || [...q.identifiers.values()].flat().length === 1)) f *= LIST_FOR_ONE;
   if ((q.topic || q.asksForId) && t.freeText) f *= SEARCHES_TOPIC;
   else if (q.byName && t.freeText) f *= SEARCHES_NAME;
