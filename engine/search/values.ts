@@ -191,11 +191,7 @@ export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = fal
   const time = (n: string) => !!params[n] && takesTime(params[n]);
   // A range of dates: from and to, or a pair named for what they bound (published_from, published_to).
   const ranged = names.some((n) => /(?:^|_)from$/.test(n) && time(n) && time(n.replace(/from$/, "to")));
-  if (ranged || (names.includes("date") && names.includes("until"))) {
-    taken.add("period");
-    // A year is a period too: "earthquakes in 2023" is asked of an endpoint that takes a range of dates.
-    if (!requiredOnly) taken.add("year");
-  }
+  if (ranged || (names.includes("date") && names.includes("until"))) taken.add("period");
   return taken;
 }
 
