@@ -117,6 +117,8 @@ export interface Group {
   keywords: string[];
   /** The countries its data covers (ISO 3166 codes), where its title names none ("Bathing water quality" is England's). */
   covers?: string[];
+  /** The worldwide group this one is a country's own source for (us-weather for global-weather). */
+  nationalSourceFor?: string;
   /** The group-level bucket, when the group has one. */
   allowance?: { anonymous?: number; key?: number };
   attribution?: string;

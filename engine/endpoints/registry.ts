@@ -171,6 +171,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       description: g.description as string,
       keywords: (g.keywords ?? []) as string[],
       covers: g.covers as string[] | undefined,
+      nationalSourceFor: g.national_source_for as string | undefined,
       allowance: g.allowance as Group["allowance"],
       attribution: g.attribution as string | undefined,
       disclaimers: (g.disclaimers ?? []) as string[],

@@ -17,6 +17,8 @@ const TAKES_NONE = 0.75;
 const OTHER_PLACE = 0.3;
 /** The query names a place the group covers: a national source beats a worldwide one there. */
 const OWN_PLACE = 1.15;
+/** ...and more so where the group is that country's own source for a worldwide group's task (US weather, not global weather). */
+const NATIONAL_SOURCE = 1.3;
 /** The query names one country, or carries one identifier, and the endpoint lists things of which a sibling gives one (countries, country). */
 const LIST_FOR_ONE = 0.7;
 /** The query asks for several things of a kind by their plural, with no id; the endpoint looks up one of them by id. */
@@ -111,6 +113,8 @@ export interface EndpointTraits {
   pluralOfOne?: string[];
   /** It takes an IANA time zone, which cities name (Europe/London). */
   zone: boolean;
+  /** Its group is a country's own source for a worldwide group's task. */
+  nationalSource: boolean;
   /** It lists what a sibling endpoint gives one of: its name is the plural of the sibling's (countries, country). */
   listOfOne: boolean;
   /** The numbers its name says (gilt-20y: 20). */
@@ -166,6 +170,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
     history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
     numbers: new Set(terms(e.operation).filter((t) => /^\d+$/.test(t))),
+    nationalSource: !!e.groupInfo.nationalSourceFor,
     listOfOne: e.groupInfo.endpoints.some((s) => s !== e && [`${s.operation}s`, `${s.operation.replace(/y$/, "ie")}s`].includes(e.operation)),
   };
 }
@@ -197,6 +202,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
   if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
+  if (q.places.size && t.nationalSource && [...q.places].every((c) => t.covers.has(c))) f *= NATIONAL_SOURCE;
   // Several countries named are compared by an endpoint that takes several.
   if (q.placeNames >= 2 && t.params.has("countries")) f *= TAKES_VALUE;
   // A rate named by the pair asked for fits, unless an amount asks to convert (a rate endpoint takes no amount).
