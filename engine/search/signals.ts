@@ -33,6 +33,8 @@ const NOT_A_ROUTE = 0.6;
 const CANNOT_CALL = 0.6;
 /** The query names a thing by name (a company, a person, a drug) and no identifier; the endpoint takes identifiers only. */
 const BY_NAME = 0.75;
+/** The query names a drug ("metformin", "valsartan") and the endpoint is about food. */
+const DRUG_NOT_FOOD = 0.7;
 /** The query asks for things about a topic and the endpoint takes free text to search by. */
 const SEARCHES_TOPIC = 1.25;
 /** The query names something by name (a shop, a school, a person) and the endpoint takes free text to find it by. */
@@ -89,6 +91,8 @@ export interface QuerySignals {
   plurals: Set<string>;
   /** It names a city, which stands for its time zone where an endpoint takes one. */
   city: boolean;
+  /** It names a drug by its international name ("metformin"). */
+  drug: boolean;
   /** The small numbers it says (a term, a magnitude: "20 year", "magnitude 6"), not years or ids. */
   numbers: Set<string>;
 }
@@ -113,6 +117,8 @@ export interface EndpointTraits {
   pluralOfOne?: string[];
   /** It takes an IANA time zone, which cities name (Europe/London). */
   zone: boolean;
+  /** Its name says it is about food. */
+  food: boolean;
   /** Its group is a country's own source for a worldwide group's task. */
   nationalSource: boolean;
   /** It lists what a sibling endpoint gives one of: its name is the plural of the sibling's (countries, country). */
@@ -145,6 +151,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     locality,
     somewhere: locality || places.size > 0 || values.kinds.has("postcode") || values.kinds.has("coordinates") || SOMEWHERE.test(query),
     city: citiesIn(values.rest, terms),
+    drug: terms.some(looksLikeDrug),
     // "the past 24 hours" is a span, not a number that names anything.
     numbers: new Set([...values.rest.matchAll(/\b(\d{1,3})(?!\s*(?:hours?|hrs?|days?|weeks?|minutes?|mins?)\b)(?![\d.,])/gi)].map((m) => m[1])),
     plurals: [...values.kinds].some(isIdentifierKind) || /\d/.test(values.rest) ? new Set() : new Set(values.rest.toLowerCase().match(/\b[a-z]+(?:ies|s)\b/g) ?? []),
@@ -171,6 +178,7 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
     numbers: new Set(terms(e.operation).filter((t) => /^\d+$/.test(t))),
     nationalSource: !!e.groupInfo.nationalSourceFor,
+    food: /\bfood\b/.test(e.operation),
     listOfOne: e.groupInfo.endpoints.some((s) => s !== e && [`${s.operation}s`, `${s.operation.replace(/y$/, "ie")}s`].includes(e.operation)),
   };
 }
@@ -216,6 +224,7 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (missingAlternatives(t.requires, q.values).length) f *= CANNOT_CALL;
   if (q.byName && t.byIdentifier) f *= BY_NAME;
   if (q.city && t.zone) f *= TAKES_VALUE;
+  if (q.drug && t.food) f *= DRUG_NOT_FOOD;
   if (t.pluralOfOne?.some((p) => q.plurals.has(p))) f *= ONE_FOR_MANY;
   if (t.numbers.size && q.numbers.size && ![...q.numbers].some((n) => t.numbers.has(n))) f *= OTHER_NUMBER;
   if (t.listOfOne && (q.countries === 1 || [...q.identifiers.values()].flat().length === 1)) f *= LIST_FOR_ONE;

@@ -65,7 +65,7 @@ const GROUPS: string[][] = [
   ["wind", "windy", "gust"],
   ["rain", "rainy", "umbrella", "precipitation"],
   ["shrink", "contract", "decline", "recession", "growth"],
-  ["cost of living", "expensive", "inflation"],
+  ["cost of living", "expensive", "rising prices", "prices rising", "price rises", "inflation"],
   ["telecoms", "mobile network", "broadband", "phone provider"],
 ];
 
