@@ -58,7 +58,7 @@ const GROUPS: string[][] = [
   ["uk", "united kingdom", "britain", "british", "great britain", "brits"],
   ["insolvency", "insolvent", "bankrupt", "bankruptcy", "bust", "liquidation", "receivership"],
   ["label", "leaflet", "package insert", "prescribing information"],
-  ["holiday", "day off"],
+  ["holiday", "day off", "banks closed"],
   ["humidity", "humid", "muggy"],
   ["thunderstorm", "thunder", "lightning"],
   ["temperature", "hot", "cold", "warm"],
