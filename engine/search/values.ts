@@ -132,7 +132,7 @@ const PLACE_NAME = {
 const PLACE_WORDS = "[A-Z][\\w']*(?:\\s+[A-Z][\\w']*)*";
 const ROUTE = new RegExp(`\\bfrom\\s+${PLACE_WORDS}\\s+to\\s+[A-Z]|\\bto\\s+${PLACE_WORDS}\\s+from\\s+[A-Z]`);
 
-const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|ticker|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
+const IDENTIFIER_NAME = /(?:^|_)(?:ids?|codes?|urn|pmids?|lei|isin|cik|symbol|rxcui|tac|wmi|campaign|eventid|vrn|vins?|imeis?|iban|doi|number|registration|ndc|station|outcode|tz)$/;
 
 /** Whether every parameter the endpoint requires is an identifier (an id, a code...), and it requires one. */
 export function requiresIdentifier(params: Record<string, ParamSpec>): boolean {
