@@ -47,8 +47,8 @@ const KINDS: ValueKind[] = [
   { kind: "coordinates", pattern: /-?\b\d{1,2}\.\d+\s*[,\s]\s*-?\d{1,3}\.\d+\b|\b\d{1,2}(?:\.\d+)?°?\s*[NS][\s,]+\d{1,3}(?:\.\d+)?°?\s*[EW]\b/i, names: ["lat", "latitude"], formats: ["latitude"] },
   { kind: "domain", word: "domain", pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|uk|de|fr|gov|edu|dev|app|ai|info|eu|me|tv|us|ca|au|nz|nl|es|it|ch|se|ie|be|jp|ly|xyz|biz|gg|sh|fm)\b/i, names: ["domain", "url"], formats: ["domain", "public-url"] },
   { kind: "postcode", word: "postcode", pattern: /\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/i, names: ["postcode", "postcodes"], formats: ["uk-postcode"] },
-  // A Companies House number said as one ("company 08888888", "company number SC123456").
-  { kind: "company", word: "company number", pattern: /(?<=\b(?:company|companies house)(?: number| no\.?| profile| details)? )(?:[A-Z]{2}|\d{2})\d{6}\b/i, names: ["company_number"] },
+  // A Companies House number said as one ("company 08888888", "company number SC123456", "Monzo Bank Limited (09446231)").
+  { kind: "company", word: "company number", pattern: /(?<=\b(?:company|companies house)(?: number| no\.?| profile| details)? |\b(?:limited|ltd|llp|plc) \(?)(?:[A-Z]{2}|\d{2})\d{6}\b/i, names: ["company_number"] },
   { kind: "registration", word: "registration", pattern: /\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b/, names: ["registration"] },
   { kind: "pmid", pattern: /\bPMIDs?\b/i, names: ["pmid", "pmids"] },
   // A time of day ("9am", "14:30", "3.15pm"): a time to convert, not a number of anything.
