@@ -209,7 +209,11 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
     else if (isIdentifierKind(kind) && !t.takes.has(`many:${kind}`) && !accepts(t, q.identifiers.get(kind))) f *= TAKES_NONE;
   }
   for (const name of q.params) if (t.params.has(name)) f *= TAKES_VALUE;
-  if (q.places.size && t.covers.size) f *= [...q.places].some((c) => t.covers.has(c)) ? OWN_PLACE : OTHER_PLACE;
+  if (q.places.size && t.covers.size) {
+    const covered = [...q.places].filter((c) => t.covers.has(c)).length;
+    // Some of the places only (Eurostat for the G7): neither its own nor another's.
+    f *= covered === q.places.size ? OWN_PLACE : covered ? 1 : OTHER_PLACE;
+  }
   if (q.places.size && t.nationalSource && [...q.places].every((c) => t.covers.has(c))) f *= NATIONAL_SOURCE;
   // Several countries named are compared by an endpoint that takes several.
   if (q.placeNames >= 2 && t.params.has("countries")) f *= TAKES_VALUE;
