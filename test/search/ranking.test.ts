@@ -133,6 +133,23 @@ describe("search index", () => {
       assert.equal(top("Ofsted rating for Dixons Trinity Academy")[0], "schools__search");
     });
 
+    it("weighs sources and siblings by what the question names (round five)", () => {
+      // A US city's forecast is the National Weather Service's, the country's own source for global weather's task.
+      assert.equal(top("forecast for Denver this weekend")[0], "us-weather__forecast");
+      // A named drug is asked of drug endpoints, never food ones.
+      assert.equal(top("FDA recall notices for atorvastatin contamination")[0], "openfda__drug-recalls");
+      // One country is the one-country endpoint's, not the list's.
+      assert.equal(top("income group of Kenya")[0], "world-indicators__country");
+      // Two zones are a conversion; an amount in named currencies is one too.
+      assert.equal(top("what time is 14:00 America/Chicago in Europe/Madrid")[0], "time-zones__convert");
+      assert.equal(top("what is 300 CHF in Swedish kronor")[0], "calculators__currency-convert");
+      // Plain words for going bust and for a site's age.
+      assert.equal(top("has the builder's company 01234567 gone bust")[0], "companies-house__insolvency");
+      assert.equal(top("how long has example.org existed")[0], "domains__facts");
+      // "about" beside a postcode is no topic to search for.
+      assert.equal(top("flooding worries at my home, postcode TA7 0AA")[0], "uk-floods__warnings-for-postcode");
+    });
+
     it("finds nothing for words no endpoint uses", () => {
       assert.deepEqual(index.search("zxqv wplk"), []);
     });
