@@ -212,6 +212,9 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       }
     }
   }
+  for (const g of groups.values()) {
+    if (g.nationalSourceFor && !groups.has(g.nationalSourceFor)) problems.push(`endpoints/${g.name}/_group.yaml: national_source_for names no group: ${g.nationalSourceFor}`);
+  }
   // Endpoints that inherit one bad group value would each report it: say it once.
   if (problems.length) throw new RegistryError(`Endpoint files are not valid:\n  ${[...new Set(problems)].join("\n  ")}`);
 

@@ -37,6 +37,11 @@ describe("start-up checks of endpoint files", () => {
     assert.match(msg, /params\.code: the example "xy" does not pass/);
   });
 
+  it("refuses a group that says it is the national source for a group that does not exist", async () => {
+    const msg = await loadError(`${GROUP}covers: [US]\nnational_source_for: global-wether\n`, ENDPOINT(UPSTREAM));
+    assert.match(msg, /demo\/_group\.yaml: national_source_for names no group: global-wether/);
+  });
+
   it("names the group file, once, for a placeholder typo the endpoint inherits", async () => {
     const group = `${GROUP}defaults:\n  params:\n    id: { type: integer, required: true, description: i }\n  upstream:\n    source: fsa\n    path: /x/{id}\n    statuses:\n      "404": { status: 404, detail: "No business with id {fhrs_id}." }\n`;
     const msg = await loadError(group, ENDPOINT(""));
