@@ -5,7 +5,7 @@
 import { currenciesIn, currencyNameTerms, currencyPair } from "./currencies.ts";
 import { citiesIn, countriesNamed, coverage, isCountryTerm, isRegionTerm, namesLocality, placesIn } from "./places.ts";
 import { looksLikeDrug } from "./synonyms.ts";
-import { stem } from "./text.ts";
+import { stem, words } from "./text.ts";
 import { isIdentifierKind, missingAlternatives, takesTime, namedParams, requiresIdentifier, takenKinds, unknownNames, type QueryValues } from "./values.ts";
 import type { Endpoint } from "../endpoints/model.ts";
 
@@ -153,7 +153,7 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
     city: citiesIn(values.rest, terms),
     drug: terms.some(looksLikeDrug),
     // "the past 24 hours" is a span, not a number that names anything.
-    numbers: new Set([...values.rest.matchAll(/\b(\d{1,3})(?!\s*(?:hours?|hrs?|days?|weeks?|minutes?|mins?)\b)(?![\d.,])/gi)].map((m) => m[1])),
+    numbers: numbersSaid(values.rest),
     plurals: [...values.kinds].some(isIdentifierKind) || /\d/.test(values.rest) ? new Set() : new Set(values.rest.toLowerCase().match(/\b[a-z]+(?:ies|s)\b/g) ?? []),
     asksForId: ASKS_FOR_ID.test(query) && !values.kinds.size && !/\d/.test(values.rest),
     byName: !values.kinds.size && !/\d/.test(values.rest) && (unknownNames(values.rest, (w) => isWord(stem(w.toLowerCase()))).length > 0 || terms.some(looksLikeDrug)),
@@ -237,6 +237,12 @@ export function fit(q: QuerySignals, t: EndpointTraits): number {
   if (q.locality && t.local) f *= LOCAL_PLACE;
   if (t.needsPlace && !q.somewhere) f *= NO_PLACE;
   return f;
+}
+
+/** The small numbers a text says, in digits or words ("five year"), but not a span of hours or days ("the past 24 hours"). */
+function numbersSaid(text: string): Set<string> {
+  const said = words(text.replace(/\b\d+[.,]\d+/g, " "));
+  return new Set(said.filter((w, i) => /^\d{1,3}$/.test(w) && !/^(?:hours?|hrs?|days?|weeks?|minutes?|mins?)$/.test(said[i + 1] ?? "")));
 }
 
 /** Rough boxes, enough to tell a point in the contiguous United States or Great Britain from one elsewhere. */
