@@ -52,7 +52,7 @@ const NOT_SERIES = 0.85;
 /** The query asks for values over time and the endpoint is named for them (world-indicators/series, yield-history). */
 const SERIES = 1.3;
 
-const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin)\s+(?:for|of)\b/i;
+const ASKS_FOR_ID = /\b(?:codes?|ids?|identifiers?|cik|lei|ticker|symbol|slug|urn|isin|indicators?)\s+(?:for|of)\b|\b(?:which|what) (?:indicator|code|series)\b/i;
 const NOW = /\b(?:today|now|current|currently|at the moment|at present|this morning)\b/i;
 const HISTORY = /\b(?:histor(?:y|ic|ical)|over time|over the (?:last|past)|(?:last|past|previous) \d+ (?:\w+ )?(?:years?|months?|decades?|quarters?|weeks?|days?|observations|values|readings)|since (?:19|20)\d\d|trend|time series|back to (?:19|20)\d\d|between (?:19|20)\d\d and|(?:from )?(?:19|20)\d\d ?(?:-|–|to) ?(?:19|20)\d\d)\b/i;
 const TOPIC = /["“][^"”]+["”]|(?:^|\s)'[^']+'(?=[\s.,?]|$)|\b(?:called|named|in the (?:title|name|text)|whose (?:title|name) (?:has|contains|includes)|about|regarding|concerning|mentioning|related to|(?:papers?|articles?|research|studies|bills?|rules?|works?|preprints?|documents?|legislation|laws?|news|votes|divisions) on|vot(?:e|ed|ing) on (?!(?:division|this|that|last|today|yesterday|in|at|during|since|by|\d))|matching (?:the )?(?:name |words? |title )?\w)\s+\w|\b(?:with|containing|having) \w+(?: \w+)? in (?:the|its|their) (?:titles?|names?)\b/i;

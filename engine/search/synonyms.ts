@@ -62,7 +62,7 @@ const GROUPS: string[][] = [
   ["humidity", "humid", "muggy"],
   ["thunderstorm", "thunder", "lightning"],
   ["temperature", "hot", "cold", "warm"],
-  ["weather", "temperature", "wind", "rain"],
+  ["weather", "temperature", "wind", "rain", "snow"],
   ["wind", "windy", "gust"],
   ["rain", "rainy", "umbrella", "precipitation"],
   ["shrink", "contract", "decline", "recession", "growth"],
