@@ -44,7 +44,7 @@ const NO_PLACE = 0.85;
 /** The query names a place within a country and the endpoint takes one (a postcode, a region, a state). */
 const LOCAL_PLACE = 1.1;
 /** The query says a number and the endpoint is named by other numbers ("20 year gilt" is not gilt-10y). */
-const OTHER_NUMBER = 0.6;
+const OTHER_NUMBER = 0.45;
 /** The query asks for values over time and the endpoint gives one value. */
 const NO_HISTORY = 0.6;
 /** The query asks for a value now and the endpoint is named for a series or a history. */
