@@ -131,7 +131,8 @@ export interface EndpointTraits {
 export function querySignals(query: string, values: QueryValues, terms: string[], isWord: (term: string) => boolean, paramNames: Set<string>): QuerySignals {
   const currencyNames = currencyNameTerms(terms);
   // A place's name that begins a name the files know ("Victoria line") names that thing, not the place.
-  const namesThing = (t: string) => !isRegionTerm(t) && terms.some((p) => p.startsWith(`${t}~`) && isWord(p));
+  // A saint's name is no place either ("St Mary's" is not Mary in Turkmenistan).
+  const namesThing = (t: string) => (!isRegionTerm(t) && terms.some((p) => p.startsWith(`${t}~`) && isWord(p))) || terms.includes(`st~${t}`) || terms.includes(`saint~${t}`);
   const placeTerms = terms.filter((t) => !currencyNames.has(t) && !namesThing(t));
   const places = placesIn(values.rest, placeTerms, isWord);
   if (values.point) for (const c of countryOfPoint(values.point)) places.add(c);
