@@ -64,6 +64,7 @@ const GROUPS: string[][] = [
   ["temperature", "hot", "cold", "warm"],
   ["weather", "temperature", "wind", "rain", "snow"],
   ["earthquake", "quake", "tremor", "seismic", "shaken", "shaking"],
+  ["recall", "safety fix", "had to fix", "seat belt", "airbag"],
   ["burglary", "break ins", "burgled", "broken into"],
   ["hygiene", "clean", "cleanliness", "dirty"],
   ["restaurant", "places to eat", "eatery", "takeaway"],

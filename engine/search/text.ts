@@ -9,8 +9,12 @@ const STOP_WORDS = new Set(
     .split(" "),
 );
 
+const KEPT: Record<string, string> = { late: "late", lately: "recent", later: "later" };
+
 /** Porter-style endings, enough to make "rates", "rated" and "rating" one term. */
 export function stem(word: string): string {
+  // Words whose stem would meet a parameter's abbreviation ("lately" -> "lat", latitude).
+  if (word in KEPT) return KEPT[word];
   let w = word;
   if (w.length <= 3 || /\d/.test(w)) return w;
   if (w.endsWith("'s")) w = w.slice(0, -2);

@@ -49,6 +49,11 @@ describe("search index", () => {
       assert.deepEqual(terms("check the rate"), terms("rate"));
     });
 
+    it("keeps 'lately' and 'late' apart from lat, the latitude", () => {
+      assert.deepEqual(terms("lately"), terms("recent"));
+      assert.ok(!terms("late payment").includes("lat"));
+    });
+
     it("keeps US the country and drops us the pronoun", () => {
       assert.ok(terms("US sanctions").includes("usa"));
       assert.ok(!terms("tell us the rate").includes("usa"));
@@ -151,6 +156,8 @@ describe("search index", () => {
       // Plain words for going bust and for a site's age.
       assert.equal(top("has the builder's company 01234567 gone bust")[0], "companies-house__insolvency");
       assert.equal(top("how long has example.org existed")[0], "domains__facts");
+      // A saint's name is no place: St Mary's is a school's name, not Mary in Turkmenistan.
+      assert.equal(top("a school called St Mary's in Cornwall")[0], "schools__search");
       // "about" beside a postcode is no topic to search for.
       assert.equal(top("flooding worries at my home, postcode TA7 0AA")[0], "uk-floods__warnings-for-postcode");
     });
