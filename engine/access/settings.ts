@@ -2,7 +2,7 @@
 import type { Config } from "../config.ts";
 
 /** Base Sepolia: the network of the default (public, testnet-only) facilitator, so no default suggests mainnet works. */
-export const DEFAULT_NETWORK = "eip155:84532";
+export const DEFAULT_NETWORK: NetworkSettings["network"] = "eip155:84532";
 export const DEFAULT_FACILITATOR_URL = "https://x402.org/facilitator";
 /** Coinbase's hosted facilitator (CDP): settles Base, Solana, Polygon and Arbitrum mainnets; needs a CDP API key. */
 export const CDP_FACILITATOR_URL = "https://api.cdp.coinbase.com/platform/v2/x402";

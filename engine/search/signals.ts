@@ -101,6 +101,8 @@ export interface EndpointTraits {
   params: Set<string>;
   /** Its parameters' patterns and descriptions, to tell whether one would accept a value the query carries. */
   patterns: RegExp[];
+  /** The patterns that name a part of a value outright, with those parts ("10.13039" in a funder id's pattern). */
+  partPatterns: { re: RegExp; parts: string[] }[];
   freeText: boolean;
   local: boolean;
   /** It needs a place: a required postcode or point, or sets of them to give one of. */
@@ -162,9 +164,11 @@ export function querySignals(query: string, values: QueryValues, terms: string[]
 }
 
 export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): EndpointTraits {
+  const patterns = Object.values(e.params).flatMap((p) => (p.pattern ? [new RegExp(p.pattern, p.case ? "iu" : "u")] : []));
   return {
     params: new Set(Object.keys(e.params)),
-    patterns: Object.values(e.params).flatMap((p) => (p.pattern ? [new RegExp(p.pattern, p.case ? "iu" : "u")] : [])),
+    patterns,
+    partPatterns: patterns.map((re) => ({ re, parts: literalsOf(re) })).filter((p) => p.parts.length),
     freeText: Object.keys(e.params).some((p) => FREE_TEXT.has(p)),
     local: Object.keys(e.params).some((p) => LOCAL_PARAMS.has(p)),
     seriesByName: /series|history/.test(e.operation),
@@ -174,16 +178,19 @@ export function endpointTraits(e: Endpoint, terms: (text: string) => string[]): 
     byIdentifier: requiresIdentifier(e.params),
     covers: coverage(e.groupInfo, terms),
     pair: currencyPair(e.operation),
-    pluralOfOne: requiresIdentifier(e.params) && /^[a-z]+$/.test(e.operation) ? [`${e.operation}s`, `${e.operation.replace(/y$/, "ie")}s`] : undefined,
+    pluralOfOne: requiresIdentifier(e.params) && /^[a-z]+$/.test(e.operation) ? pluralsOf(e.operation) : undefined,
     zone: Object.entries(e.params).some(([n, p]) => n === "tz" || /\bIANA (?:time )?zone\b/i.test(p.description)),
     history: Object.entries(e.params).some(([n, p]) => RANGE_PARAMS.has(n) && takesTime(p)) || GIVES_HISTORY.test(`${e.operation} ${e.summary}`),
     numbers: new Set(terms(e.operation).filter((t) => /^\d+$/.test(t))),
     nationalSource: !!e.groupInfo.nationalSourceFor,
     food: /\bfood\b/.test(e.operation),
-    listOfOne: e.groupInfo.endpoints.some((s) => s !== e && [`${s.operation}s`, `${s.operation.replace(/y$/, "ie")}s`].includes(e.operation)),
+    listOfOne: e.groupInfo.endpoints.some((s) => s !== e && pluralsOf(s.operation).includes(e.operation)),
   };
 }
 
+
+/** The plural forms a name may take ("school" -> schools, "country" -> countries). */
+const pluralsOf = (name: string) => [`${name}s`, `${name.replace(/y$/, "ie")}s`];
 
 /** Whether a parameter's own pattern accepts one of the values (an id parameter that takes a VAT number). */
 const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((re) => values.some((v) => re.test(v.trim())));
@@ -193,7 +200,7 @@ const accepts = (t: EndpointTraits, values: string[] = []) => t.patterns.some((r
  * the prefix of every Funder Registry DOI, so a DOI with it is a funder's, not any work's.
  */
 const namesPart = (t: EndpointTraits, values: string[] = []) =>
-  t.patterns.some((re) => values.some((v) => re.test(v.trim()) && literalsOf(re).some((lit) => v.includes(lit))));
+  t.partPatterns.some(({ re, parts }) => values.some((v) => re.test(v.trim()) && parts.some((part) => v.includes(part))));
 
 /** The runs of four or more literal letters or digits in a pattern ("13039" in ^(?:10\.13039/)?[0-9]{6,12}$). */
 const literalsOf = (re: RegExp) => re.source.replace(/\[[^\]]*\]|\{[^}]*\}|\\./g, " ").match(/[A-Za-z0-9]{4,}/g) ?? [];

@@ -173,19 +173,20 @@ export const takesTime = (p: ParamSpec) => p.format === "date" || p.type === "in
 /** The kinds of value an endpoint's parameters take. */
 export function takenKinds(params: Record<string, ParamSpec>, requiredOnly = false): Set<string> {
   const taken = new Set<string>();
+  const taking = new Map<string, number>();
   for (const [name, spec] of Object.entries(params)) {
     if (requiredOnly && !spec.required) continue;
     for (const k of KINDS) {
+      if (!(k.names.includes(name) || (spec.format && k.formats?.includes(spec.format)) || k.described?.test(spec.description))) continue;
       // A list parameter takes several values: one value alone is for an endpoint that takes one.
-      if (k.names.includes(name) || (spec.format && k.formats?.includes(spec.format)) || k.described?.test(spec.description)) taken.add(spec.type === "array" ? `many:${k.kind}` : k.kind);
+      taken.add(spec.type === "array" ? `many:${k.kind}` : k.kind);
+      taking.set(k.kind, (taking.get(k.kind) ?? 0) + 1);
     }
     if (takesCurrency(spec)) taken.add("currency");
   }
+  // Two parameters of a kind relate a pair of values (a distance between postcodes, a conversion between zones).
+  for (const [kind, n] of taking) if (n >= 2) taken.add(`pair:${kind}`);
   const names = Object.keys(params).filter((n) => !requiredOnly || params[n].required);
-  for (const k of KINDS) {
-    const taking = names.filter((n) => k.names.includes(n) || (params[n].format && k.formats?.includes(params[n].format)) || k.described?.test(params[n].description));
-    if (taking.length >= 2) taken.add(`pair:${k.kind}`);
-  }
   const place = (n: string) => params[n] && !params[n].format && !params[n].enum && !/\\d/.test(params[n].pattern ?? "") && !takesCurrency(params[n]);
   if (names.includes("from") && names.includes("to") && place("from") && place("to")) taken.add("route");
   const time = (n: string) => !!params[n] && takesTime(params[n]);

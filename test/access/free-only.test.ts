@@ -13,7 +13,7 @@ import { utcDay } from "../../engine/access/keys.ts";
 import type { Problem } from "../../engine/basics/problem.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
-import { GROUP_ALLOWANCE, mockBankOfEngland, smallAllowanceEndpoints } from "../support/x402-service.ts";
+import { GROUP_ALLOWANCE, TESTNET_X402_ENV, mockBankOfEngland, smallAllowanceEndpoints } from "../support/x402-service.ts";
 import { ROOT, getJson, startTestServer } from "../support/helpers.ts";
 
 /** The small-allowance bank-of-england copy, with bank-rate made free-allowance-only (price 0, said in its description). */
@@ -39,7 +39,7 @@ describe("free-allowance-only endpoints (price 0)", function () {
     mockBankOfEngland();
     // x402 is configured, so the refusals below show it is withheld on purpose, not missing.
     server = await startTestServer({
-      env: { X402_NETWORK: "eip155:84532", X402_PAY_TO: "0x00000000000000000000000000000000000000aa", X402_FACILITATOR_URL: "http://127.0.0.1:9/facilitator" },
+      env: TESTNET_X402_ENV,
       config: { endpointsDir: freeOnlyEndpoints() },
     });
     access = server.engine.access as AccessService;

@@ -11,9 +11,9 @@ import type { Running } from "../../engine/http/server.ts";
 import type { AccessService } from "../../engine/access/index.ts";
 import { fixture, getJson, pick, queryString, startTestServer } from "../support/helpers.ts";
 import { watchNetwork } from "../support/network-watch.ts";
+import { TESTNET_X402_ENV } from "../support/x402-service.ts";
 import { clock, withClock } from "../../engine/basics/clock.ts";
 
-const NETWORK = "eip155:84532";
 
 describe("test mode (test keys)", function () {
   this.timeout(600_000);
@@ -24,7 +24,7 @@ describe("test mode (test keys)", function () {
   let watch: ReturnType<typeof watchNetwork>;
 
   before(async () => {
-    server = await startTestServer({ env: { X402_NETWORK: NETWORK, X402_PAY_TO: "0x00000000000000000000000000000000000000aa", X402_FACILITATOR_URL: "http://127.0.0.1:9/facilitator" } });
+    server = await startTestServer({ env: TESTNET_X402_ENV });
     access = server.engine.access as AccessService;
     watch = watchNetwork(() => Number(new URL(server.url).port));
     const minted = await fetch(`${server.url}/free?mode=test`, { method: "POST" });
@@ -145,7 +145,7 @@ describe("test mode (test keys)", function () {
     const url = `${server.url}/v1/bank-of-england/bank-rate?from=2025-08-01`;
     const unpaid = await fetch(url);
     assert.equal(unpaid.status, 402);
-    const client = x402Client.fromConfig({ schemes: [{ network: NETWORK, client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }] });
+    const client = x402Client.fromConfig({ schemes: [{ network: TESTNET_X402_ENV.X402_NETWORK, client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }] });
     const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get("payment-required")!));
     const before = (await access.store.calls()).length;
     const res = await getJson(url, { "X-API-Key": testKey, "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });

@@ -13,8 +13,8 @@ import { mintTestKey } from "../../engine/testmode/keys.ts";
 import { callTool, connectMcp } from "../support/mcp-client.ts";
 import { pick, startTestServer } from "../support/helpers.ts";
 import { watchNetwork } from "../support/network-watch.ts";
+import { TESTNET_X402_ENV } from "../support/x402-service.ts";
 
-const NETWORK = "eip155:84532";
 
 describe("MCP test mode", function () {
   this.timeout(60_000);
@@ -30,7 +30,7 @@ describe("MCP test mode", function () {
   };
 
   before(async () => {
-    server = await startTestServer({ env: { X402_NETWORK: NETWORK, X402_PAY_TO: "0x00000000000000000000000000000000000000aa", X402_FACILITATOR_URL: "http://127.0.0.1:9/facilitator" } });
+    server = await startTestServer({ env: TESTNET_X402_ENV });
     access = server.engine.access as AccessService;
     testKey = (await mintTestKey(access, "203.0.113.9"))!.key;
     watch = watchNetwork(() => Number(new URL(server.url).port));
@@ -75,7 +75,7 @@ describe("MCP test mode", function () {
   it("an x402 payment in _meta gets a test settlement, and nothing is charged or sent anywhere", async () => {
     const endpoint = server.engine.registry.find("bank-of-england", "bank-rate")!;
     const pr = access.payments.paymentRequired(endpoint, "mcp://tool/bank-of-england__bank-rate", "Payment required")!;
-    const payer = x402Client.fromConfig({ schemes: [{ network: NETWORK, client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }] });
+    const payer = x402Client.fromConfig({ schemes: [{ network: TESTNET_X402_ENV.X402_NETWORK, client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }] });
     const payment = await payer.createPaymentPayload(pr);
     const client = await connect("/mcp", { "X-API-Key": testKey });
     const res = await callTool(client, "call_api", { tool: "bank-of-england__bank-rate", arguments: { from: "2025-08-01" } }, { "x402/payment": payment });

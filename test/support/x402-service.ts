@@ -7,8 +7,15 @@ import fs from "node:fs";
 import path from "node:path";
 import nock from "nock";
 import { ROOT, fixture, startTestServer, tempDir } from "./helpers.ts";
+import { DEFAULT_NETWORK } from "../../engine/access/settings.ts";
 import type { Running } from "../../engine/http/server.ts";
 import type { X402Chain } from "./x402-chain.ts";
+
+/**
+ * x402 offered on the default testnet with a facilitator nobody answers at: enough for a 402 to be built, for
+ * suites that never settle a payment.
+ */
+export const TESTNET_X402_ENV = { X402_NETWORK: DEFAULT_NETWORK, X402_PAY_TO: "0x00000000000000000000000000000000000000aa", X402_FACILITATOR_URL: "http://127.0.0.1:9/facilitator" };
 
 export const BOE = "https://www.bankofengland.co.uk";
 export const BOE_PATH = "/boeapps/database/_iadb-fromshowcolumns.asp";
