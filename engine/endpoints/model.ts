@@ -124,6 +124,18 @@ export interface Group {
   attribution?: string;
   disclaimers: string[];
   endpoints: Endpoint[];
+  /** Questions agents ask of its endpoints, each labelled with the tool that answers it (search-queries.json). */
+  questions: LabelledQuery[];
+}
+
+/** A question an agent asks, labelled with the tool that answers it: search_apis learns from these, tests measure on them. */
+export interface LabelledQuery {
+  query: string;
+  tool: string;
+  /** Other tools that answer the question just as well (only where two are genuinely equivalent). */
+  also?: string[];
+  /** Where the question came from when it was not written with the endpoint files (a blind set, docs/search.md). */
+  set?: string;
 }
 
 export interface Endpoint {

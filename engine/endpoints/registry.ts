@@ -20,7 +20,7 @@ import type { ParamSpec } from "./params.ts";
 import { unknownInSets, type ParamSets } from "./param-sets.ts";
 import type { BodyFormat, CsvOptions } from "../upstream/parse-body.ts";
 import type { PluginFn } from "./plugin.ts";
-import type { Bucket, Endpoint, Example, ForEach, Group, Paginate, Registry, StatusRule, Step } from "./model.ts";
+import type { Bucket, Endpoint, Example, ForEach, Group, LabelledQuery, Paginate, Registry, StatusRule, Step } from "./model.ts";
 
 /** How a price-0 endpoint's description says it cannot be bought (checked at load, so agents are told). */
 export const FREE_ONLY_WORDS = /free allowance only/i;
@@ -140,6 +140,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
   const validateEndpoint = schemaValidator(ajv, opts.rootDir, "endpoint.schema.json");
   const validateGroup = schemaValidator(ajv, opts.rootDir, "group.schema.json");
   const validateSources = schemaValidator(ajv, opts.rootDir, "sources.schema.json");
+  const validateQuestions = schemaValidator(ajv, opts.rootDir, "search-queries.schema.json");
   const problems: string[] = [];
 
   const sourcesFile = path.join(opts.rootDir, "sources.yaml");
@@ -176,6 +177,7 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       attribution: g.attribution as string | undefined,
       disclaimers: (g.disclaimers ?? []) as string[],
       endpoints: [],
+      questions: readQuestions(path.join(dir, "search-queries.json"), validateQuestions, problems, rel),
     };
     try {
       group.allowance = allowanceOverride(opts.env ?? process.env, groupName) ?? group.allowance;
@@ -212,7 +214,12 @@ export async function loadRegistry(opts: { rootDir: string; endpointsDir: string
       }
     }
   }
+  const tools = new Set([...endpoints.values()].map((e) => e.toolName));
   for (const g of groups.values()) {
+    for (const q of g.questions) {
+      const unknown = [q.tool, ...(q.also ?? [])].filter((t) => !tools.has(t));
+      if (unknown.length) problems.push(`endpoints/${g.name}/search-queries.json: "${q.query}" names no endpoint: ${unknown.join(", ")}`);
+    }
     if (g.nationalSourceFor && !groups.has(g.nationalSourceFor)) problems.push(`endpoints/${g.name}/_group.yaml: national_source_for names no group: ${g.nationalSourceFor}`);
   }
   // Endpoints that inherit one bad group value would each report it: say it once.
@@ -235,6 +242,19 @@ function parseYaml(file: string, problems: string[], rel: (f: string) => string)
     problems.push(`${rel(file)}: not valid YAML: ${(e as Error).message.split("\n")[0]}`);
     return undefined;
   }
+}
+
+/** A group's labelled questions (none when it has no search-queries.json). */
+function readQuestions(file: string, validate: ValidateFunction, problems: string[], rel: (f: string) => string): LabelledQuery[] {
+  if (!fs.existsSync(file)) return [];
+  try {
+    const questions = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (validate(questions)) return questions as LabelledQuery[];
+    problems.push(...schemaErrors(validate.errors, () => rel(file)));
+  } catch (e) {
+    problems.push(`${rel(file)}: not valid JSON: ${(e as Error).message}`);
+  }
+  return [];
 }
 
 /** Runs a compile step; its error carries the key path it is about, so the right file is named. */

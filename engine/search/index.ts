@@ -4,14 +4,16 @@
 // on stemmed words and adjacent word pairs, widened by everyday synonyms and, for words the files never use, by
 // near spellings; numbers count only where an endpoint is named or keyed by them, and an endpoint matching more
 // of the query's words beats one matching a few of them strongly. The word score is then reordered by what the
-// query says beyond its words (signals.ts: values, places, currencies, intent). Built once at start-up
-// (npm run bench -- search; docs/search.md).
+// query says beyond its words (signals.ts: values, places, currencies, intent), and its first candidates by the words
+// earlier questions used for each endpoint (learned.ts: endpoints/<group>/search-queries.json). Built once at
+// start-up (npm run bench -- search; docs/search.md).
 import { CITIES, CITY, DRUG, SYNONYMS, looksLikeDrug } from "./synonyms.ts";
 import { currenciesIn } from "./currencies.ts";
+import { learnFrom } from "./learned.ts";
 import { endpointTraits, fit, querySignals } from "./signals.ts";
 import { isPair, stem, terms, words } from "./text.ts";
 import { readValues } from "./values.ts";
-import type { Endpoint, Group } from "../endpoints/model.ts";
+import type { Endpoint, Group, LabelledQuery } from "../endpoints/model.ts";
 
 export interface SearchOptions {
   /** Only this group's endpoints. */
@@ -57,6 +59,9 @@ const NAME_IN_QUERY_BONUS = 10;
 const KIND_WORD_WEIGHT = 0.4;
 /** Adjacent words matched as a pair: a bonus on top of each word's own match, so less than a word. */
 const PAIR_WEIGHT = 0.5;
+/** The earlier questions' say, as a share of the first candidate's score, and how many candidates they reorder. */
+const LEARNED_WEIGHT = 0.5;
+const LEARNED_CANDIDATES = 10;
 /** How much an endpoint's group, scored among the groups, adds to the endpoint's own score. */
 const GROUP_WEIGHT = 0.5;
 /** An endpoint's score is scaled by ((words it matches + 1) / (words known + 1)) to this power: all the asked-for things beat one of them said many times. */
@@ -160,7 +165,7 @@ function countTerms(texts: string[]): Map<string, number> {
  * Endpoints are scored on their own fields; their group, scored as a document of its own among the groups, adds
  * its share to each of its endpoints. So a group's words pick the group without drowning what tells its endpoints apart.
  */
-export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
+export function createSearchIndex(endpoints: Iterable<Endpoint>, questions?: LabelledQuery[]): SearchIndex {
   const list = [...endpoints];
   const keys = new Set(list.map((e) => e.key));
   const corpus = new Corpus(FIELD_WEIGHTS, list.map((e) => fieldTexts(e, keys)));
@@ -171,6 +176,8 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
   const vocabulary = [...new Set([...postings.keys(), ...groupCorpus.postings.keys()])].filter((t) => !isPair(t));
   const known = (t: string) => postings.has(t) || groupCorpus.postings.has(t);
   const idf = (t: string) => (postings.has(t) ? corpus.idf(t) : groupCorpus.idf(t));
+  // By default the index learns from every question labelled beside the endpoints' groups.
+  const askedBefore = learnFrom(questions ?? [...new Set(list.map((e) => e.groupInfo))].flatMap((g) => g.questions));
   const traits = list.map((e) => endpointTraits(e, terms));
   const paramNames = new Set(list.flatMap((e) => Object.keys(e.params)));
 
@@ -230,9 +237,19 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>): SearchIndex {
         }
       }
       const signals = querySignals(query, values, expanded.map((x) => x.term), known, paramNames);
-      for (const [i, s] of scores) scores.set(i, s * fit(signals, traits[i]));
-      return [...scores.entries()]
-        .sort((a, b) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName))
+      const fits = new Map([...scores.keys()].map((i) => [i, fit(signals, traits[i])]));
+      for (const [i, s] of scores) scores.set(i, s * fits.get(i)!);
+      const byScore = (a: [number, number], b: [number, number]) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName);
+      const ranked = [...scores.entries()].sort(byScore);
+      const candidates = ranked.slice(0, LEARNED_CANDIDATES);
+      const likelihoods = askedBefore.likelihoods(query, candidates.map(([i]) => list[i].toolName));
+      const first = candidates[0]?.[1] ?? 0;
+      // What the query's values and intent say (signals.ts) outweighs earlier questions' words: a candidate they
+      // favour less than the best is helped less.
+      const bestFit = Math.max(...candidates.map(([i]) => fits.get(i)!)) || 1;
+      candidates.forEach((c, n) => (c[1] += LEARNED_WEIGHT * first * likelihoods[n] * Math.min(1, fits.get(c[0])! / bestFit)));
+      return ranked
+        .sort(byScore)
         .slice(0, limit)
         .map(([i, score]) => ({ endpoint: list[i], score: Math.round(score * 100) / 100 }));
     },

@@ -10,11 +10,12 @@ const GROUP = `title: Demo\ndescription: A demo group.\n`;
 const ENDPOINT = (extra: string) => `operation: thing\nsummary: A thing\ndescription: A thing.\nprice: 0.001\n${extra}\nexamples:\n  - params: {}\n`;
 
 /** Loads a one-group endpoints folder and answers the start-up error (or "" when it loads). */
-async function loadError(group: string, endpoint: string): Promise<string> {
+async function loadError(group: string, endpoint: string, questions?: unknown): Promise<string> {
   const dir = tempDir("pda-registry-");
   fs.mkdirSync(path.join(dir, "demo"));
   fs.writeFileSync(path.join(dir, "demo", "_group.yaml"), group);
   fs.writeFileSync(path.join(dir, "demo", "thing.yaml"), endpoint);
+  if (questions) fs.writeFileSync(path.join(dir, "demo", "search-queries.json"), JSON.stringify(questions));
   try {
     await loadRegistry({ rootDir: ROOT, endpointsDir: dir });
     return "";
@@ -40,6 +41,14 @@ describe("start-up checks of endpoint files", () => {
   it("refuses a group that says it is the national source for a group that does not exist", async () => {
     const msg = await loadError(`${GROUP}covers: [US]\nnational_source_for: global-wether\n`, ENDPOINT(UPSTREAM));
     assert.match(msg, /demo\/_group\.yaml: national_source_for names no group: global-wether/);
+  });
+
+  it("refuses a labelled question that names no endpoint, or has a key search-queries.json does not know", async () => {
+    const good = { query: "a thing please", tool: "demo__thing" };
+    assert.equal(await loadError(GROUP, ENDPOINT(UPSTREAM), [good]), "");
+    const msg = await loadError(GROUP, ENDPOINT(UPSTREAM), [good, { query: "the other thing", tool: "demo__thing", also: ["demo__thang"] }]);
+    assert.match(msg, /endpoints\/demo\/search-queries\.json: "the other thing" names no endpoint: demo__thang/);
+    assert.match(await loadError(GROUP, ENDPOINT(UPSTREAM), [{ ...good, tol: "x" }]), /demo\/search-queries\.json: 0 has an unknown key "tol"/);
   });
 
   it("names the group file, once, for a placeholder typo the endpoint inherits", async () => {

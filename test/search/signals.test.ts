@@ -130,7 +130,7 @@ describe("query signals", () => {
   });
 
   it("reads a group's countries from the countries it declares, else from its title", () => {
-    const group = (title: string, covers?: string[]) => ({ name: "g", title, description: "", keywords: [], covers, disclaimers: [], endpoints: [] });
+    const group = (title: string, covers?: string[]) => ({ name: "g", title, description: "", keywords: [], covers, disclaimers: [], endpoints: [], questions: [] });
     assert.deepEqual([...coverage(group("US weather (National Weather Service)"), terms)], ["US"]);
     assert.deepEqual([...coverage(group("Bathing water quality (Environment Agency)"), terms)], []);
     assert.deepEqual([...coverage(group("Bathing water quality (Environment Agency)", ["GB"]), terms)], ["GB"]);
