@@ -242,7 +242,7 @@ export function createSearchIndex(endpoints: Iterable<Endpoint>, questions?: Lab
       const byScore = (a: [number, number], b: [number, number]) => b[1] - a[1] || list[a[0]].toolName.localeCompare(list[b[0]].toolName);
       const ranked = [...scores.entries()].sort(byScore);
       const candidates = ranked.slice(0, LEARNED_CANDIDATES);
-      const likelihoods = askedBefore.likelihoods(query, candidates.map(([i]) => list[i].toolName));
+      const likelihoods = askedBefore.likelihoods(values.rest, candidates.map(([i]) => list[i].toolName));
       const first = candidates[0]?.[1] ?? 0;
       // What the query's values and intent say (signals.ts) outweighs earlier questions' words: a candidate they
       // favour less than the best is helped less.
